@@ -1,0 +1,164 @@
+// Package auth issues and checks the credentials Folio accepts: API keys for
+// programs and passwords for dashboard admins.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// KeyPrefix starts every Folio API key, so secret scanners can find them.
+const KeyPrefix = "folio_"
+
+const (
+	base62        = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	randomLen     = 30 // 30 base62 characters carry 178 random bits
+	checksumLen   = 6  // a CRC32 in base62, zero-padded
+	keyLen        = len(KeyPrefix) + randomLen + checksumLen
+	touchInterval = time.Minute
+)
+
+// Why a key was refused. All of them are a 401 to the client.
+var (
+	ErrNoKey      = errors.New("no API key")
+	ErrMalformed  = errors.New("malformed API key")
+	ErrUnknownKey = errors.New("unknown, expired or revoked API key")
+)
+
+// ErrKeyOptions wraps a bad scope or expiry given to Issue.
+var ErrKeyOptions = errors.New("invalid key options")
+
+// Expiries a key may be given; 0 means never.
+var Expiries = map[string]time.Duration{
+	"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour, "60d": 60 * 24 * time.Hour,
+	"90d": 90 * 24 * time.Hour, "never": 0,
+}
+
+// KeyStore is what keys need from storage.
+type KeyStore interface {
+	CreateAPIKey(ctx context.Context, k db.APIKey) (db.APIKey, error)
+	APIKeyByHash(ctx context.Context, hash []byte) (db.APIKey, error)
+	TouchAPIKey(ctx context.Context, keyID string, t time.Time) error
+}
+
+// Keys issues and authenticates API keys.
+type Keys struct {
+	Store KeyStore
+	Now   func() time.Time
+}
+
+// NewKeys returns Keys over store using the wall clock.
+func NewKeys(store KeyStore) *Keys { return &Keys{Store: store, Now: time.Now} }
+
+// Issue creates a key for a project and returns the key itself, which is
+// never stored and so can be shown only now, and its stored record.
+func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string) (string, db.APIKey, error) {
+	if scope != db.ScopeRead && scope != db.ScopeWrite {
+		return "", db.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", ErrKeyOptions, db.ScopeRead, db.ScopeWrite, scope)
+	}
+	ttl, ok := Expiries[expiry]
+	if !ok {
+		return "", db.APIKey{}, fmt.Errorf("%w: expiry must be one of 7d, 30d, 60d, 90d or never, not %q", ErrKeyOptions, expiry)
+	}
+	plain := newKey()
+	rec := db.APIKey{ProjectID: projectID, Name: name, Hash: HashKey(plain), LastFour: plain[len(plain)-4:], Scope: scope}
+	if ttl > 0 {
+		exp := ks.Now().UTC().Add(ttl).Truncate(time.Millisecond)
+		rec.ExpiresAt = &exp
+	}
+	rec, err := ks.Store.CreateAPIKey(ctx, rec)
+	if err != nil {
+		return "", db.APIKey{}, err
+	}
+	return plain, rec, nil
+}
+
+// Authenticate turns an Authorization header into the key it names. A key
+// whose checksum is wrong is refused without touching the database.
+func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIKey, error) {
+	scheme, token, found := strings.Cut(strings.TrimSpace(authorization), " ")
+	if authorization == "" {
+		return db.APIKey{}, ErrNoKey
+	}
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return db.APIKey{}, ErrMalformed
+	}
+	token = strings.TrimSpace(token)
+	if !WellFormed(token) {
+		return db.APIKey{}, ErrMalformed
+	}
+	hash := HashKey(token)
+	k, err := ks.Store.APIKeyByHash(ctx, hash)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.APIKey{}, ErrUnknownKey
+	}
+	if err != nil {
+		return db.APIKey{}, err
+	}
+	now := ks.Now()
+	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 || !k.Active(now) {
+		return db.APIKey{}, ErrUnknownKey
+	}
+	// Record use at most once a minute a key, so reads stay reads.
+	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchInterval {
+		if err := ks.Store.TouchAPIKey(ctx, k.ID, now); err != nil {
+			return db.APIKey{}, err
+		}
+	}
+	return k, nil
+}
+
+// HashKey is the stored form of a key.
+func HashKey(key string) []byte {
+	sum := sha256.Sum256([]byte(key))
+	return sum[:]
+}
+
+// WellFormed reports whether s has a Folio key's shape and a valid checksum.
+func WellFormed(s string) bool {
+	if len(s) != keyLen || !strings.HasPrefix(s, KeyPrefix) {
+		return false
+	}
+	body := s[:keyLen-checksumLen]
+	for _, c := range body[len(KeyPrefix):] {
+		if !strings.ContainsRune(base62, c) {
+			return false
+		}
+	}
+	return subtle.ConstantTimeCompare([]byte(checksum(body)), []byte(s[keyLen-checksumLen:])) == 1
+}
+
+func newKey() string {
+	var b strings.Builder
+	b.WriteString(KeyPrefix)
+	limit := big.NewInt(int64(len(base62)))
+	for range randomLen {
+		n, err := rand.Int(rand.Reader, limit)
+		if err != nil {
+			panic(err) // crypto/rand never fails on supported platforms
+		}
+		b.WriteByte(base62[n.Int64()])
+	}
+	body := b.String()
+	return body + checksum(body)
+}
+
+func checksum(body string) string {
+	n := crc32.ChecksumIEEE([]byte(body))
+	out := make([]byte, checksumLen)
+	for i := checksumLen - 1; i >= 0; i-- {
+		out[i] = base62[n%62]
+		n /= 62
+	}
+	return string(out)
+}

@@ -1,0 +1,119 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// API key scopes.
+const (
+	ScopeRead  = "read"
+	ScopeWrite = "write"
+)
+
+// APIKey is a stored key: everything but the key itself, of which only the
+// SHA-256 hash is kept.
+type APIKey struct {
+	ID         string
+	ProjectID  string
+	Name       string
+	Hash       []byte
+	LastFour   string
+	Scope      string
+	CreatedAt  time.Time
+	ExpiresAt  *time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// Active reports whether the key may be used at now.
+func (k APIKey) Active(now time.Time) bool {
+	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
+}
+
+const apiKeyColumns = `id, project_id, name, hash, last_four, scope, created_at, expires_at, last_used_at, revoked_at`
+
+// CreateAPIKey stores k, giving it an id and creation time.
+func (d *DB) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
+	k.ID = NewID()
+	k.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	_, err := d.w.ExecContext(ctx, `/* DB.CreateAPIKey */
+		INSERT INTO api_keys (id, project_id, name, hash, last_four, scope, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.ProjectID, k.Name, k.Hash, k.LastFour, k.Scope, millis(k.CreatedAt), toNullMillis(k.ExpiresAt))
+	if err != nil {
+		return APIKey{}, fmt.Errorf("db: unable to create API key: %w", err)
+	}
+	return k, nil
+}
+
+// APIKeyByHash finds a key, revoked and expired ones included, by its hash.
+func (d *DB) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
+	k, err := scanAPIKey(d.r.QueryRowContext(ctx, `/* DB.APIKeyByHash */
+		SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return APIKey{}, ErrNotFound
+	}
+	if err != nil {
+		return APIKey{}, fmt.Errorf("db: unable to fetch API key: %w", err)
+	}
+	return k, nil
+}
+
+// APIKeysForProject lists a project's keys, newest first, revoked ones included.
+func (d *DB) APIKeysForProject(ctx context.Context, projectID string) ([]APIKey, error) {
+	rows, err := d.r.QueryContext(ctx, `/* DB.APIKeysForProject */
+		SELECT `+apiKeyColumns+` FROM api_keys WHERE project_id = ? ORDER BY created_at DESC, id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list API keys: %w", err)
+	}
+	defer rows.Close()
+	var out []APIKey
+	for rows.Next() {
+		k, err := scanAPIKey(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: unable to list API keys: %w", err)
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// RevokeAPIKey marks a project's key revoked; revoking twice keeps the first time.
+func (d *DB) RevokeAPIKey(ctx context.Context, projectID, keyID string) error {
+	res, err := d.w.ExecContext(ctx, `/* DB.RevokeAPIKey */
+		UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE project_id = ? AND id = ?`,
+		millis(time.Now()), projectID, keyID)
+	if err != nil {
+		return fmt.Errorf("db: unable to revoke API key %s: %w", keyID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// TouchAPIKey records that a key was used at t.
+func (d *DB) TouchAPIKey(ctx context.Context, keyID string, t time.Time) error {
+	_, err := d.w.ExecContext(ctx, `/* DB.TouchAPIKey */
+		UPDATE api_keys SET last_used_at = ? WHERE id = ? AND coalesce(last_used_at, 0) < ?`, millis(t), keyID, millis(t))
+	if err != nil {
+		return fmt.Errorf("db: unable to record use of API key %s: %w", keyID, err)
+	}
+	return nil
+}
+
+func scanAPIKey(s scanner) (APIKey, error) {
+	var k APIKey
+	var created int64
+	var expires, used, revoked sql.NullInt64
+	if err := s.Scan(&k.ID, &k.ProjectID, &k.Name, &k.Hash, &k.LastFour, &k.Scope, &created, &expires, &used, &revoked); err != nil {
+		return APIKey{}, err
+	}
+	k.CreatedAt = fromMillis(created)
+	k.ExpiresAt, k.LastUsedAt, k.RevokedAt = fromNullMillis(expires), fromNullMillis(used), fromNullMillis(revoked)
+	return k, nil
+}

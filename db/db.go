@@ -1,0 +1,150 @@
+// Package db owns Folio's SQLite database: the connection discipline, the
+// migrations and every SQL statement the service runs.
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// Sentinel errors callers match with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+)
+
+// DB is Folio's database: one writer connection, because SQLite admits one
+// writer at a time and a single connection turns lock contention into a queue,
+// and a pool of readers that WAL lets run beside it.
+type DB struct {
+	w    *sql.DB
+	r    *sql.DB
+	path string
+}
+
+// Open opens (creating if needed) the SQLite file at path. It does not migrate;
+// call Migrate for that.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
+			return nil, fmt.Errorf("db: unable to create directory for %s: %w", path, err)
+		}
+	}
+	params := url.Values{}
+	params.Set("_journal_mode", "WAL")
+	params.Set("_busy_timeout", "10000")
+	params.Set("_foreign_keys", "on")
+	params.Set("_synchronous", "NORMAL")
+	params.Set("_txlock", "immediate")
+	writer, err := sql.Open("sqlite3", "file:"+path+"?"+params.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to open %s: %w", path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxIdleTime(0)
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("db: unable to open %s: %w", path, err)
+	}
+
+	params.Del("_txlock")
+	params.Set("mode", "ro")
+	reader, err := sql.Open("sqlite3", "file:"+path+"?"+params.Encode())
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("db: unable to open %s for reading: %w", path, err)
+	}
+	n := max(4, 2*runtime.NumCPU())
+	reader.SetMaxOpenConns(n)
+	reader.SetMaxIdleConns(n)
+	return &DB{w: writer, r: reader, path: path}, nil
+}
+
+// Close closes both pools.
+func (d *DB) Close() error {
+	return errors.Join(d.r.Close(), d.w.Close())
+}
+
+// Ping checks that the database answers a query.
+func (d *DB) Ping(ctx context.Context) error {
+	var one int
+	if err := d.r.QueryRowContext(ctx, `/* DB.Ping */ SELECT 1`).Scan(&one); err != nil {
+		return fmt.Errorf("db: ping: %w", err)
+	}
+	return nil
+}
+
+// Path is the file the database lives in.
+func (d *DB) Path() string { return d.path }
+
+// tx runs fn in a write transaction (BEGIN IMMEDIATE), committing when fn
+// returns nil.
+func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := d.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// NewID returns an opaque, unguessable identifier: 128 random bits in
+// lower-case base32, 26 characters.
+func NewID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return encodeBase32(b[:])
+}
+
+const base32Alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford, no i l o u
+
+func encodeBase32(b []byte) string {
+	out := make([]byte, 0, (len(b)*8+4)/5)
+	var acc uint32
+	bits := 0
+	for _, c := range b {
+		acc = acc<<8 | uint32(c)
+		bits += 8
+		for bits >= 5 {
+			bits -= 5
+			out = append(out, base32Alphabet[(acc>>uint(bits))&31])
+		}
+	}
+	if bits > 0 {
+		out = append(out, base32Alphabet[(acc<<uint(5-bits))&31])
+	}
+	return string(out)
+}
+
+// millis is how times are stored: integer milliseconds since the Unix epoch, UTC.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+
+func fromNullMillis(ms sql.NullInt64) *time.Time {
+	if !ms.Valid {
+		return nil
+	}
+	t := fromMillis(ms.Int64)
+	return &t
+}
+
+func toNullMillis(t *time.Time) sql.NullInt64 {
+	if t == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: millis(*t), Valid: true}
+}

@@ -1,0 +1,72 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// MaxBodyBytes caps every request body (§5: 1 MiB).
+const MaxBodyBytes = 1 << 20
+
+// writeJSON encodes v as the response body.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, `{"error":"Unable to encode the response.","code":"internal"}`, http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+// decodeJSON is the one JSON decoder: it checks the media type, caps the
+// size, refuses unknown fields and trailing data, and says which field is wrong.
+func decodeJSON(r *http.Request, dst any) *Error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return NewError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "The request body must be JSON (Content-Type: application/json).")
+		}
+	}
+	body := http.MaxBytesReader(nil, r.Body, MaxBodyBytes)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			return Invalid("The request body must hold a single JSON object.")
+		}
+		return nil
+	}
+	var tooBig *http.MaxBytesError
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &tooBig):
+		return NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The request body is larger than %d bytes.", MaxBodyBytes)
+	case errors.Is(err, io.EOF):
+		return Invalid("The request body is empty; a JSON object is required.")
+	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
+		return Invalid("The request body is not valid JSON.")
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return Invalid("The request body must be a JSON object.")
+		}
+		return InvalidField(field, fmt.Sprintf("Field %q must be of type %s.", field, typ.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return InvalidField(field, fmt.Sprintf("Unknown field %q.", field))
+	default:
+		return Invalid("The request body is not valid JSON.")
+	}
+}

@@ -1,0 +1,124 @@
+// Package testenv builds the real world Folio's tests run against: a Redis
+// server of their own on a free port and a fresh SQLite file per test.
+package testenv
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// Redis is a redis-server process started for one test package.
+type Redis struct {
+	URL  string
+	Addr string
+	cmd  *exec.Cmd
+	dir  string
+}
+
+// StartRedis starts redis-server on a free loopback port with no
+// persistence. Call it from TestMain and Stop it after m.Run.
+func StartRedis() (*Redis, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("testenv: redis-server is not installed (the test command installs it: go tool task test): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "folio-redis-")
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), dir: dir}
+	r.URL = "redis://" + r.Addr + "/0"
+	r.cmd = exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	out, err := r.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("testenv: unable to start redis-server: %w", err)
+	}
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Ready to accept connections") {
+				close(ready)
+				break
+			}
+		}
+		for sc.Scan() {
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		r.Stop()
+		return nil, fmt.Errorf("testenv: redis-server did not become ready on %s", r.Addr)
+	}
+	return r, nil
+}
+
+// Client returns a client of this server; the test closes it at cleanup.
+func (r *Redis) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: r.Addr})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Flush empties the server between tests.
+func (r *Redis) Flush(t testing.TB) {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer c.Close()
+	if err := c.FlushAll(context.Background()).Err(); err != nil {
+		t.Fatalf("flush redis: %v", err)
+	}
+}
+
+// Stop ends the server and removes its directory.
+func (r *Redis) Stop() {
+	if r.cmd != nil && r.cmd.Process != nil {
+		r.cmd.Process.Kill()
+		r.cmd.Wait()
+	}
+	os.RemoveAll(r.dir)
+}
+
+// NewDB opens a migrated SQLite file in the test's temporary directory.
+func NewDB(t testing.TB) *db.DB {
+	t.Helper()
+	d, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "folio.db"))
+	if err != nil {
+		t.Fatalf("open db: %v", err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if _, err := d.Migrate(context.Background()); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return d
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

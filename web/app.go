@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/db"
+)
+
+// app holds Folio's assembled dependencies for one process.
+type app struct {
+	cfg  Config
+	log  *slog.Logger
+	db   *db.DB
+	rdb  *redis.Client
+	keys *auth.Keys
+}
+
+// newLogger writes structured logs to stderr, as text or JSON.
+func newLogger(cfg Config, e env) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(e.stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, opts))
+}
+
+// openApp loads configuration and opens and migrates the database; with
+// withRedis it also connects to Redis (without requiring it to answer yet).
+func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
+	cfg, err := loadConfig(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, log: newLogger(cfg, e)}
+	a.db, err = db.Open(ctx, cfg.DBPath)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot open the database (FOLIO_DB=%s): %v", cfg.DBPath, err)}
+	}
+	if _, err := a.db.Migrate(ctx); err != nil {
+		a.db.Close()
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
+	a.keys = auth.NewKeys(a.db)
+	if withRedis {
+		opt, _ := redis.ParseURL(cfg.RedisURL) // validated by loadConfig
+		a.rdb = redis.NewClient(opt)
+	}
+	return a, nil
+}
+
+func (a *app) Close() {
+	if a.rdb != nil {
+		a.rdb.Close()
+	}
+	a.db.Close()
+}
+
+// redisPinger adapts the Redis client to handlers.Pinger.
+type redisPinger struct{ c *redis.Client }
+
+func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }
+
+// requireRedis fails with one clear line when Redis does not answer.
+func (a *app) requireRedis(ctx context.Context) error {
+	if err := a.rdb.Ping(ctx).Err(); err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot reach Redis at FOLIO_REDIS_URL=%s: %v", redactURL(a.cfg.RedisURL), err)}
+	}
+	return nil
+}

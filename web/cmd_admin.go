@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/db"
+)
+
+func openDB(ctx context.Context, cfg Config) (*db.DB, error) {
+	d, err := db.Open(ctx, cfg.DBPath)
+	if err != nil {
+		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot open the database (FOLIO_DB=%s): %v", cfg.DBPath, err)}
+	}
+	return d, nil
+}
+
+func cmdUserCreate(ctx context.Context, args []string, e env) error {
+	fs := newFlags("user create", "user create --email E --password-stdin", e)
+	email := fs.String("email", "", "the admin's email `address`")
+	fromStdin := fs.Bool("password-stdin", false, "read the password from standard input (required)")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *email == "" || !strings.Contains(*email, "@") {
+		return usageError(fs, "--email must be an email address")
+	}
+	if !*fromStdin {
+		return usageError(fs, "--password-stdin is required: pass the password on standard input, never as an argument")
+	}
+	line, err := bufio.NewReader(io.LimitReader(e.stdin, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("cannot read the password: %w", err)
+	}
+	hash, err := auth.HashPassword(strings.TrimRight(line, "\r\n"))
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	u, err := a.db.CreateUser(ctx, *email, hash)
+	if errors.Is(err, db.ErrEmailTaken) {
+		return &exitError{code: 1, msg: fmt.Sprintf("a user with email %s already exists", *email)}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, u.ID)
+	return nil
+}
+
+func cmdProjectCreate(ctx context.Context, args []string, e env) error {
+	fs := newFlags("project create", "project create --name N --repo REPO [--ref main] [--owner EMAIL]", e)
+	name := fs.String("name", "", "project `name` (required)")
+	repo := fs.String("repo", "", "repository: owner/name on GitHub, or a local git repository path or file:// URL (required)")
+	ref := fs.String("ref", "main", "the `branch` jobs start from")
+	owner := fs.String("owner", "", "`email` of an existing user who administers the project")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*name) == "" || strings.TrimSpace(*repo) == "" {
+		return usageError(fs, "--name and --repo are required")
+	}
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p := db.Project{Name: *name, Repository: *repo, Ref: *ref}
+	if *owner != "" {
+		u, err := a.db.UserByEmail(ctx, *owner)
+		if errors.Is(err, db.ErrNotFound) {
+			return &exitError{code: 1, msg: fmt.Sprintf("no user with email %s; create one with folio user create", *owner)}
+		}
+		if err != nil {
+			return err
+		}
+		p.OwnerID = u.ID
+	}
+	p, err = a.db.CreateProject(ctx, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, p.ID)
+	return nil
+}
+
+func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
+	fs := newFlags("project update", "project update ID [--name N] [--repo REPO] [--ref R] [--model M] [--webhook URL] [--webhook-secret S]", e)
+	var set = map[string]*string{}
+	for _, f := range []struct{ name, help string }{
+		{"name", "project name"}, {"repo", "repository"}, {"ref", "branch jobs start from"},
+		{"model", "model for this project's jobs (empty: FOLIO_MODEL)"},
+		{"webhook", "URL that receives job.status_changed events (empty: none)"},
+		{"webhook-secret", "secret that signs webhook deliveries"},
+	} {
+		set[f.name] = fs.String(f.name, "", f.help)
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usageError(fs, "give exactly one project ID")
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	p, err := a.db.ProjectByID(ctx, pos[0])
+	if errors.Is(err, db.ErrNotFound) {
+		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", pos[0])}
+	}
+	if err != nil {
+		return err
+	}
+	for name, field := range map[string]*string{"name": &p.Name, "repo": &p.Repository, "ref": &p.Ref, "model": &p.Model, "webhook": &p.WebhookURL, "webhook-secret": &p.WebhookSecret} {
+		if given[name] {
+			*field = *set[name]
+		}
+	}
+	if p.Name == "" || p.Repository == "" || p.Ref == "" {
+		return usageError(fs, "--name, --repo and --ref cannot be empty")
+	}
+	if p.WebhookURL != "" {
+		if err := checkURL(p.WebhookURL, "http", "https"); err != nil {
+			return usageError(fs, "--webhook: %v", err)
+		}
+	}
+	if _, err := a.db.UpdateProject(ctx, p); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, p.ID)
+	return nil
+}
+
+func cmdKeyCreate(ctx context.Context, args []string, e env) error {
+	fs := newFlags("key create", "key create --project ID [--name N] [--scope read|write] [--expires 7d|30d|60d|90d|never]", e)
+	project := fs.String("project", "", "project `id` (required)")
+	name := fs.String("name", "", "a name to recognise the key by")
+	scope := fs.String("scope", db.ScopeWrite, "read (GET and HEAD only) or write")
+	expires := fs.String("expires", "90d", "7d, 30d, 60d, 90d or never")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return usageError(fs, "--project is required")
+	}
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if _, err := a.db.ProjectByID(ctx, *project); errors.Is(err, db.ErrNotFound) {
+		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", *project)}
+	} else if err != nil {
+		return err
+	}
+	if *name == "" {
+		*name = "key " + time.Now().UTC().Format("2006-01-02 15:04")
+	}
+	plain, _, err := a.keys.Issue(ctx, *project, *name, *scope, *expires)
+	if err != nil {
+		if errors.Is(err, auth.ErrKeyOptions) {
+			return usageError(fs, "%v", err)
+		}
+		return err
+	}
+	fmt.Fprintln(e.stdout, plain)
+	return nil
+}
+
+func cmdKeyList(ctx context.Context, args []string, e env) error {
+	fs := newFlags("key list", "key list --project ID", e)
+	project := fs.String("project", "", "project `id` (required)")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" {
+		return usageError(fs, "--project is required")
+	}
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	keys, err := a.db.APIKeysForProject(ctx, *project)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tKEY\tCREATED\tLAST USED\tEXPIRES\tSTATUS")
+	now := time.Now()
+	for _, k := range keys {
+		status := "active"
+		switch {
+		case k.RevokedAt != nil:
+			status = "revoked"
+		case !k.Active(now):
+			status = "expired"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s…%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, auth.KeyPrefix, k.LastFour,
+			fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.ExpiresAt), status)
+	}
+	return tw.Flush()
+}
+
+func cmdKeyRevoke(ctx context.Context, args []string, e env) error {
+	fs := newFlags("key revoke", "key revoke --project ID KEY   (KEY: the key itself, or its id from key list)", e)
+	project := fs.String("project", "", "project `id` (required)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *project == "" || len(pos) != 1 {
+		return usageError(fs, "--project and one KEY are required")
+	}
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	keyID := pos[0]
+	if strings.HasPrefix(keyID, auth.KeyPrefix) {
+		k, err := a.db.APIKeyByHash(ctx, auth.HashKey(keyID))
+		if err != nil || k.ProjectID != *project {
+			return &exitError{code: 1, msg: "no such key in this project"}
+		}
+		keyID = k.ID
+	}
+	if err := a.db.RevokeAPIKey(ctx, *project, keyID); errors.Is(err, db.ErrNotFound) {
+		return &exitError{code: 1, msg: "no such key in this project"}
+	} else if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, keyID)
+	return nil
+}
+
+func fmtTime(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/folio-docs/folio/tasks"
+)
+
+const shutdownGrace = 30 * time.Second
+
+func cmdServe(ctx context.Context, args []string, e env) error {
+	fs := newFlags("serve", "serve", e)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, err := openApp(ctx, e, true)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	var worker *asynq.Server
+	if a.cfg.Worker {
+		if worker, err = a.startWorker(ctx); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", a.cfg.Addr)
+	if err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot listen on FOLIO_ADDR=%s: %v", a.cfg.Addr, err)}
+	}
+	srv := &http.Server{
+		Handler:           a.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+	}
+	a.log.Info("folio serving", "addr", ln.Addr().String(), "base_url", a.cfg.BaseURL, "worker", a.cfg.Worker, "db", a.cfg.DBPath)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down: finishing in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	if worker != nil {
+		worker.Shutdown()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	a.log.Info("stopped")
+	return err
+}
+
+func cmdWorker(ctx context.Context, args []string, e env) error {
+	fs := newFlags("worker", "worker", e)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	a, err := openApp(ctx, e, true)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	worker, err := a.startWorker(ctx)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	a.log.Info("shutting down: the worker takes no new tasks")
+	worker.Shutdown()
+	return nil
+}
+
+// startWorker starts the Asynq worker; it stops taking tasks on Shutdown.
+func (a *app) startWorker(ctx context.Context) (*asynq.Server, error) {
+	if err := a.requireRedis(ctx); err != nil {
+		return nil, err
+	}
+	srv := tasks.NewWorker(a.rdb, a.log, max(4, 2*runtime.NumCPU()))
+	if err := srv.Start(a.taskHandlers()); err != nil {
+		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot start the worker: %v", err)}
+	}
+	a.log.Info("worker started")
+	return srv, nil
+}
+
+// taskHandlers routes each task type to what runs it.
+func (a *app) taskHandlers() *asynq.ServeMux {
+	return asynq.NewServeMux()
+}
+
+func cmdMigrate(ctx context.Context, args []string, e env) error {
+	fs := newFlags("migrate", "migrate", e)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(e.getenv)
+	if err != nil {
+		return err
+	}
+	d, err := openDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	applied, err := d.Migrate(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range applied {
+		fmt.Fprintf(e.stdout, "applied %s\n", name)
+	}
+	if len(applied) == 0 {
+		fmt.Fprintln(e.stdout, "database is up to date")
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Config is everything Folio reads from its environment (CONTRACT §1).
+type Config struct {
+	Addr                string
+	BaseURL             string
+	DataDir             string
+	DBPath              string
+	RedisURL            string
+	Worker              bool
+	ModelProvider       string
+	Model               string
+	OpenAIBaseURL       string
+	OpenAIAPIKey        string
+	AnthropicBaseURL    string
+	AnthropicAPIKey     string
+	GitHubToken         string
+	GitHubAPIURL        string
+	GitHubWebhookSecret string
+	JobTimeout          time.Duration
+	Signup              string
+	LogFormat           string
+}
+
+// configError names the variable at fault; main prints it as one line.
+type configError struct {
+	name, value, want string
+}
+
+func (e *configError) Error() string {
+	return fmt.Sprintf("%s=%q is not valid: %s", e.name, e.value, e.want)
+}
+
+// Default models per provider, used when FOLIO_MODEL is unset.
+var defaultModels = map[string]string{"openai": "gpt-4.1", "anthropic": "claude-sonnet-4-5"}
+
+func loadConfig(getenv func(string) string) (Config, error) {
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	c := Config{
+		Addr:                get("FOLIO_ADDR", "127.0.0.1:8080"),
+		DataDir:             get("FOLIO_DATA_DIR", "./data"),
+		RedisURL:            get("FOLIO_REDIS_URL", "redis://127.0.0.1:6379/0"),
+		ModelProvider:       get("FOLIO_MODEL_PROVIDER", "openai"),
+		OpenAIBaseURL:       get("FOLIO_OPENAI_BASE_URL", "https://api.openai.com/v1"),
+		OpenAIAPIKey:        getenv("FOLIO_OPENAI_API_KEY"),
+		AnthropicBaseURL:    get("FOLIO_ANTHROPIC_BASE_URL", "https://api.anthropic.com"),
+		AnthropicAPIKey:     getenv("FOLIO_ANTHROPIC_API_KEY"),
+		GitHubToken:         getenv("FOLIO_GITHUB_TOKEN"),
+		GitHubAPIURL:        get("FOLIO_GITHUB_API_URL", "https://api.github.com/"),
+		GitHubWebhookSecret: getenv("FOLIO_GITHUB_WEBHOOK_SECRET"),
+		Signup:              get("FOLIO_SIGNUP", "invite"),
+		LogFormat:           get("FOLIO_LOG_FORMAT", "text"),
+	}
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
+		return c, &configError{"FOLIO_ADDR", c.Addr, "want host:port, for example 127.0.0.1:8080"}
+	}
+	c.BaseURL = strings.TrimRight(get("FOLIO_BASE_URL", "http://"+c.Addr), "/")
+	if err := checkURL(c.BaseURL, "http", "https"); err != nil {
+		return c, &configError{"FOLIO_BASE_URL", c.BaseURL, err.Error()}
+	}
+	c.DBPath = get("FOLIO_DB", filepath.Join(c.DataDir, "folio.db"))
+	if _, err := redis.ParseURL(c.RedisURL); err != nil {
+		return c, &configError{"FOLIO_REDIS_URL", redactURL(c.RedisURL), "want redis://[user:password@]host:port/db"}
+	}
+	worker, err := strconv.ParseBool(get("FOLIO_WORKER", "true"))
+	if err != nil {
+		return c, &configError{"FOLIO_WORKER", getenv("FOLIO_WORKER"), "want true or false"}
+	}
+	c.Worker = worker
+	def, ok := defaultModels[c.ModelProvider]
+	if !ok {
+		return c, &configError{"FOLIO_MODEL_PROVIDER", c.ModelProvider, "want openai or anthropic"}
+	}
+	c.Model = get("FOLIO_MODEL", def)
+	for name, v := range map[string]string{"FOLIO_OPENAI_BASE_URL": c.OpenAIBaseURL, "FOLIO_ANTHROPIC_BASE_URL": c.AnthropicBaseURL, "FOLIO_GITHUB_API_URL": c.GitHubAPIURL} {
+		if err := checkURL(v, "http", "https"); err != nil {
+			return c, &configError{name, v, err.Error()}
+		}
+	}
+	timeout := get("FOLIO_JOB_TIMEOUT", "30m")
+	if c.JobTimeout, err = time.ParseDuration(timeout); err != nil || c.JobTimeout <= 0 {
+		return c, &configError{"FOLIO_JOB_TIMEOUT", timeout, "want a positive duration, for example 30m"}
+	}
+	switch c.Signup {
+	case "open", "invite", "closed":
+	default:
+		return c, &configError{"FOLIO_SIGNUP", c.Signup, "want open, invite or closed"}
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		return c, &configError{"FOLIO_LOG_FORMAT", c.LogFormat, "want text or json"}
+	}
+	return c, nil
+}
+
+func checkURL(raw string, schemes ...string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("want an absolute URL")
+	}
+	for _, s := range schemes {
+		if u.Scheme == s {
+			return nil
+		}
+	}
+	return fmt.Errorf("want a URL with scheme %s", strings.Join(schemes, " or "))
+}
+
+// redactURL hides a password in a URL so it can be printed.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	return u.Redacted()
+}
