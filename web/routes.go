@@ -11,8 +11,8 @@ import (
 // routes assembles every HTTP route of Folio.
 func (a *app) routes() http.Handler {
 	r := mux.NewRouter()
-	r.NotFoundHandler = http.HandlerFunc(handlers.NotFound)
-	r.MethodNotAllowedHandler = handlers.MethodNotAllowed(r)
+	r.NotFoundHandler = handlers.Unmatched(r)
+	r.MethodNotAllowedHandler = r.NotFoundHandler
 
 	r.HandleFunc("/healthz", handlers.Healthz).Methods(http.MethodGet, http.MethodHead)
 	ready := map[string]handlers.Pinger{"database": a.db}

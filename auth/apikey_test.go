@@ -1,0 +1,194 @@
+package auth_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/internal/testenv"
+)
+
+// countingStore is the real database, counting look-ups.
+type countingStore struct {
+	*db.DB
+	lookups, touches atomic.Int64
+}
+
+func (c *countingStore) APIKeyByHash(ctx context.Context, h []byte) (db.APIKey, error) {
+	c.lookups.Add(1)
+	return c.DB.APIKeyByHash(ctx, h)
+}
+
+func (c *countingStore) TouchAPIKey(ctx context.Context, id string, t time.Time) error {
+	c.touches.Add(1)
+	return c.DB.TouchAPIKey(ctx, id, t)
+}
+
+func newKeys(t *testing.T) (*auth.Keys, *countingStore, db.Project) {
+	t.Helper()
+	d := testenv.NewDB(t)
+	p, err := d.CreateProject(context.Background(), db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := &countingStore{DB: d}
+	return auth.NewKeys(store), store, p
+}
+
+func TestIssuedKeyShape(t *testing.T) {
+	keys, _, p := newKeys(t)
+	plain, rec, err := keys.Issue(context.Background(), p.ID, "ci", db.ScopeWrite, "90d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(plain, "folio_") || len(plain) != 42 {
+		t.Fatalf("key %q: want folio_ and 36 characters", plain)
+	}
+	if !auth.WellFormed(plain) {
+		t.Fatalf("issued key %q is not well formed", plain)
+	}
+	if rec.LastFour != plain[len(plain)-4:] {
+		t.Errorf("last four %q, want %q", rec.LastFour, plain[len(plain)-4:])
+	}
+	if !bytes.Equal(rec.Hash, auth.HashKey(plain)) {
+		t.Error("stored hash is not the key's SHA-256")
+	}
+	if rec.ExpiresAt == nil || rec.ExpiresAt.Sub(rec.CreatedAt) < 89*24*time.Hour {
+		t.Errorf("expiry %v, want 90 days after %v", rec.ExpiresAt, rec.CreatedAt)
+	}
+	other, _, _ := keys.Issue(context.Background(), p.ID, "ci", db.ScopeWrite, "never")
+	if other == plain {
+		t.Fatal("two issued keys are equal")
+	}
+}
+
+func TestIssueRefusesBadOptions(t *testing.T) {
+	keys, _, p := newKeys(t)
+	for _, c := range []struct{ scope, expiry string }{{"admin", "90d"}, {"read", "1y"}, {"", "never"}} {
+		if _, _, err := keys.Issue(context.Background(), p.ID, "x", c.scope, c.expiry); !errors.Is(err, auth.ErrKeyOptions) {
+			t.Errorf("Issue(scope %q, expiry %q) = %v, want ErrKeyOptions", c.scope, c.expiry, err)
+		}
+	}
+}
+
+func TestDatabaseHoldsNoKeyInClear(t *testing.T) {
+	keys, store, p := newKeys(t)
+	plain, _, err := keys.Issue(context.Background(), p.ID, "ci", db.ScopeRead, "never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.DB.Close() // checkpoint the WAL into the file
+	raw, err := os.ReadFile(store.DB.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := plain[len("folio_") : len(plain)-4] // all but what is shown anyway
+	if bytes.Contains(raw, []byte(secret)) {
+		t.Fatal("the database file contains the key in the clear")
+	}
+}
+
+func TestChecksumRefusedWithoutLookup(t *testing.T) {
+	keys, store, p := newKeys(t)
+	plain, _, _ := keys.Issue(context.Background(), p.ID, "ci", db.ScopeRead, "never")
+	for i := len("folio_"); i < len(plain); i++ {
+		c := byte('A')
+		if plain[i] == 'A' {
+			c = 'B'
+		}
+		typo := plain[:i] + string(c) + plain[i+1:]
+		if _, err := keys.Authenticate(context.Background(), "Bearer "+typo); !errors.Is(err, auth.ErrMalformed) {
+			t.Fatalf("key with position %d changed: err %v, want ErrMalformed", i, err)
+		}
+	}
+	if n := store.lookups.Load(); n != 0 {
+		t.Fatalf("%d database look-ups for mistyped keys, want 0", n)
+	}
+}
+
+func TestAuthenticate(t *testing.T) {
+	keys, store, p := newKeys(t)
+	ctx := context.Background()
+	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", db.ScopeRead, "7d")
+
+	k, err := keys.Authenticate(ctx, "Bearer "+plain)
+	if err != nil || k.ID != rec.ID || k.ProjectID != p.ID || k.Scope != db.ScopeRead {
+		t.Fatalf("Authenticate(valid) = %+v, %v", k, err)
+	}
+	if _, err := keys.Authenticate(ctx, "bearer "+plain); err != nil {
+		t.Errorf("scheme is case-insensitive, got %v", err)
+	}
+	for header, want := range map[string]error{
+		"":                   auth.ErrNoKey,
+		"Basic " + plain:     auth.ErrMalformed,
+		"Bearer":             auth.ErrMalformed,
+		"Bearer folio_short": auth.ErrMalformed,
+		"Bearer " + strings.ToUpper(plain[:6]) + plain[6:]: auth.ErrMalformed,
+	} {
+		if _, err := keys.Authenticate(ctx, header); !errors.Is(err, want) {
+			t.Errorf("Authenticate(%q) = %v, want %v", header, err, want)
+		}
+	}
+
+	// A well-formed key that was never issued.
+	unknown := wellFormedUnissued(t)
+	if _, err := keys.Authenticate(ctx, "Bearer "+unknown); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Errorf("unissued key: %v, want ErrUnknownKey", err)
+	}
+
+	// Expired: move the clock past the expiry.
+	keys.Now = func() time.Time { return time.Now().Add(8 * 24 * time.Hour) }
+	if _, err := keys.Authenticate(ctx, "Bearer "+plain); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Errorf("expired key: %v, want ErrUnknownKey", err)
+	}
+	keys.Now = time.Now
+
+	// Revoked: refused at once.
+	if err := store.DB.RevokeAPIKey(ctx, p.ID, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.Authenticate(ctx, "Bearer "+plain); !errors.Is(err, auth.ErrUnknownKey) {
+		t.Errorf("revoked key: %v, want ErrUnknownKey", err)
+	}
+}
+
+func TestLastUsedIsNotAWritePerRequest(t *testing.T) {
+	keys, store, p := newKeys(t)
+	ctx := context.Background()
+	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+	for range 50 {
+		if _, err := keys.Authenticate(ctx, "Bearer "+plain); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := store.touches.Load(); n != 1 {
+		t.Fatalf("%d last-used writes for 50 requests within a minute, want 1", n)
+	}
+	got, _ := store.DB.APIKeyByHash(ctx, rec.Hash)
+	if got.LastUsedAt == nil {
+		t.Fatal("last used was not recorded")
+	}
+	keys.Now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	keys.Authenticate(ctx, "Bearer "+plain)
+	if n := store.touches.Load(); n != 2 {
+		t.Fatalf("%d last-used writes after a minute passed, want 2", n)
+	}
+}
+
+// wellFormedUnissued issues a key in a throwaway database: well formed,
+// valid checksum, unknown to the database under test.
+func wellFormedUnissued(t *testing.T) string {
+	keys, _, p := newKeys(t)
+	plain, _, err := keys.Issue(context.Background(), p.ID, "elsewhere", db.ScopeRead, "never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plain
+}

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startServe runs "folio serve" in-process until the test ends and waits
+// for it to answer; the returned function stops it and gives its result.
+func startServe(t *testing.T, te testEnv) (base string, stop func() int) {
+	t.Helper()
+	te["FOLIO_ADDR"] = freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		e := env{stdin: strings.NewReader(""), stdout: &strings.Builder{}, stderr: &lockedBuffer{}, getenv: func(k string) string { return te[k] }}
+		done <- run(ctx, []string{"serve"}, e)
+	}()
+	base = "http://" + te["FOLIO_ADDR"]
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := http.Get(base + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited with %d before answering", code)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve did not answer within 10s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stopped := false
+	stop = func() int {
+		if stopped {
+			return 0
+		}
+		stopped = true
+		cancel()
+		select {
+		case code := <-done:
+			return code
+		case <-time.After(40 * time.Second):
+			t.Fatal("serve did not stop")
+			return -1
+		}
+	}
+	t.Cleanup(func() { stop() })
+	return base, stop
+}
+
+func TestServeHealthAndReadiness(t *testing.T) {
+	te := newTestEnv(t)
+	base, stop := startServe(t, te)
+
+	for _, path := range []string{"/healthz", "/readyz"} {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		json.NewDecoder(res.Body).Decode(&body)
+		res.Body.Close()
+		if res.StatusCode != 200 || body["status"] != "ok" || res.Header.Get("X-Request-Id") == "" {
+			t.Fatalf("GET %s: %d %v", path, res.StatusCode, body)
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM-equivalent, want 0", code)
+	}
+}
+
+func TestReadyzWithoutRedisIs503(t *testing.T) {
+	te := newTestEnv(t)
+	te["FOLIO_WORKER"] = "false" // a worker needs Redis to start
+	te["FOLIO_REDIS_URL"] = "redis://" + freeAddr(t) + "/0"
+	base, _ := startServe(t, te)
+	res, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Code   string            `json:"code"`
+		Checks map[string]string `json:"checks"`
+	}
+	json.NewDecoder(res.Body).Decode(&body)
+	if res.StatusCode != 503 || body.Code != "unavailable" || body.Checks["redis"] != "unavailable" || body.Checks["database"] != "ok" {
+		t.Fatalf("readyz without Redis: %d %+v", res.StatusCode, body)
+	}
+}
+
+func TestServeWithWorkerNeedsRedis(t *testing.T) {
+	te := newTestEnv(t)
+	te["FOLIO_ADDR"] = freeAddr(t)
+	te["FOLIO_REDIS_URL"] = "redis://" + freeAddr(t) + "/0"
+	code, _, errs := te.folio(t, "", "serve")
+	if code != 1 || !strings.Contains(errs, "FOLIO_REDIS_URL") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+		t.Fatalf("exit %d, stderr %q: want 1 and one line naming FOLIO_REDIS_URL", code, errs)
+	}
+}
+
+func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
+	// A Redis that accepts connections and never answers makes /readyz a
+	// slow request: it waits out its two-second check.
+	blackhole, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blackhole.Close()
+	go func() {
+		for {
+			c, err := blackhole.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	te := newTestEnv(t)
+	te["FOLIO_WORKER"] = "false"
+	te["FOLIO_REDIS_URL"] = "redis://" + blackhole.Addr().String() + "/0"
+	base, stop := startServe(t, te)
+
+	answered := make(chan int, 1)
+	go func() {
+		res, err := http.Get(base + "/readyz")
+		if err != nil {
+			answered <- -1
+			return
+		}
+		res.Body.Close()
+		answered <- res.StatusCode
+	}()
+	time.Sleep(300 * time.Millisecond) // the request is in flight
+	start := time.Now()
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited %d", code)
+	}
+	if got := <-answered; got != http.StatusServiceUnavailable {
+		t.Fatalf("in-flight request got %d, want its 503 answer", got)
+	}
+	if waited := time.Since(start); waited < time.Second {
+		t.Fatalf("serve stopped after %v, before the in-flight request finished", waited)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Fatal("serve still answers after shutdown")
+	}
+}
