@@ -29,6 +29,14 @@ func newLogger(cfg Config, e env) *slog.Logger {
 	return slog.New(slog.NewTextHandler(e.stderr, opts))
 }
 
+// redisLogger sends go-redis's own messages (failed dials and the like)
+// through slog instead of its default unstructured stderr logger.
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	r.l.WarnContext(ctx, fmt.Sprintf(format, v...), "component", "redis")
+}
+
 // openApp loads configuration and opens and migrates the database; with
 // withRedis it also connects to Redis (without requiring it to answer yet).
 func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {

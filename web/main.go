@@ -8,9 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/redis/go-redis/v9"
 )
 
 const usage = `folio — documentation agent and analytics
@@ -50,6 +53,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	// go-redis has one process-wide logger; the entry point is the one place to set it.
+	redis.SetLogger(redisLogger{slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	os.Exit(run(ctx, os.Args[1:], e))
 }
 
