@@ -13,11 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/gorilla/mux"
 
+	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/static"
 )
 
 // chromiumPath is Debian's Chromium; the test command installs it
@@ -299,4 +302,69 @@ func mustHTML(t *testing.T, ctx context.Context) string {
 		t.Fatal(err)
 	}
 	return html
+}
+
+// sampleOpenAPI is an OpenAPI 3.1 document in the shape the jobs API
+// publishes: tags, path parameters, a $ref'd request body and responses.
+const sampleOpenAPI = `{
+  "openapi": "3.1.0",
+  "info": {"title": "Folio API", "version": "2"},
+  "paths": {
+    "/v2/agent/{projectId}/job": {
+      "post": {"tags": ["Agent jobs"], "operationId": "createJob", "summary": "Create a job",
+        "parameters": [{"$ref": "#/components/parameters/projectId"}, {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Prompt"}}}},
+        "responses": {"201": {"description": "The job", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Job"}}}},
+                      "429": {"description": "Rate limited"}}}
+    },
+    "/v2/agent/{projectId}/job/{id}": {
+      "get": {"tags": ["Agent jobs"], "summary": "Get a job", "parameters": [{"$ref": "#/components/parameters/projectId"}, {"name": "id", "in": "path", "required": true}],
+        "responses": {"200": {"description": "The job", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Job"}}}}}}
+    },
+    "/v1/analytics/{projectId}/visitors": {
+      "get": {"tags": ["Analytics"], "summary": "Visitors per path <script>alert(1)</script>", "responses": {"200": {"description": "Counts"}}}
+    }
+  },
+  "components": {
+    "parameters": {"projectId": {"name": "projectId", "in": "path", "required": true, "schema": {"type": "string"}}},
+    "schemas": {
+      "Prompt": {"type": "object", "properties": {"prompt": {"type": "string", "example": "Fix the typo in the install guide"}}},
+      "Job": {"type": "object", "properties": {"id": {"type": "string"}, "status": {"enum": ["active", "completed", "failed", "archived"]}, "prLink": {"type": ["string", "null"]}}}
+    }
+  }
+}`
+
+// TestAPIReferenceRendersOpenAPI runs the reference page's script in the
+// browser over a document like the one /openapi.json serves.
+func TestAPIReferenceRendersOpenAPI(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.Handle("/static/", static.Handler())
+	mux.Handle("/docs/api", templ.Handler(components.APIDocsPage(components.Shell{Title: "API reference"})))
+	mux.HandleFunc("/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(sampleOpenAPI))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ctx := newBrowser(t)
+	do(t, ctx, "open the reference", chromedp.Navigate(srv.URL+"/docs/api"), chromedp.WaitVisible(chromedp.CSS(`#api-reference[data-rendered]`)))
+	if got, _ := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#api-reference"), "data-rendered")); got.Value != "3" {
+		t.Errorf("rendered %q operations, want 3", got.Value)
+	}
+	if got := text(t, ctx, "#api-reference"); !strings.Contains(got, "Agent jobs") || !strings.Contains(got, "Analytics") {
+		t.Errorf("tags missing from %q", got)
+	}
+	do(t, ctx, "open createJob", chromedp.Click(chromedp.CSS(`#createJob summary`)), chromedp.WaitVisible(chromedp.CSS(`#createJob pre`)))
+	body := text(t, ctx, "#createJob")
+	for _, want := range []string{"POST", "/v2/agent/{projectId}/job", "projectId", "Idempotency-Key", "Fix the typo in the install guide", "Response 201", `"status": "active"`, `"prLink": "string"`} {
+		if !strings.Contains(strings.ToLower(body), strings.ToLower(want)) { // headings are upper-cased by CSS
+			t.Errorf("createJob panel lacks %q:\n%s", want, body)
+		}
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#api-reference script").length`)); n != 0 {
+		t.Errorf("a summary from the document became %d script elements", n)
+	}
+	if dir := os.Getenv("FOLIO_SCREENSHOTS"); dir != "" {
+		shoot(t, ctx, dir, "11-api-reference-rendered")
+	}
 }
