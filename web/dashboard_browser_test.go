@@ -234,6 +234,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`.form-actions button`)),
 		chromedp.WaitVisible(chromedp.CSS(`.notice-ok`)),
 	)
+	if got := text(t, ctx, ".notice-ok"); got != "Settings saved." {
+		t.Errorf("after saving settings the notice says %q", got)
+	}
 	p, _ = s.app.db.ProjectByID(context.Background(), projectID)
 	if p.Model != "gpt-4.1-mini" || !p.DraftPRs || p.WebhookURL != "https://hooks.acme.example/folio" || p.WebhookSecret != "whsec-test" || p.AllowedDomains != "docs.acme.example,*.acme.dev" {
 		t.Errorf("settings saved as %+v", p)
@@ -241,7 +244,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	do(t, ctx, "add member",
 		chromedp.SendKeys(chromedp.ID("member-email"), teammate.Email),
 		chromedp.Click(chromedp.CSS(`form[action$="/members"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`.notice-ok`)),
+		chromedp.WaitVisible(chromedp.CSS(`.member-list li:nth-child(2)`)),
 	)
 	if ok, _ := s.app.db.IsProjectMember(context.Background(), projectID, teammate.ID); !ok {
 		t.Error("the teammate is not a member after Add member")
