@@ -30,5 +30,7 @@ func (a *app) routes() http.Handler {
 	analytics.Use(handlers.LimitBody, requireKey)
 	a.analyticsRoutes(analytics)
 
+	a.dashboardRoutes(r)
+
 	return handlers.Observe(a.log)(r)
 }

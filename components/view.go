@@ -1,0 +1,166 @@
+// Package components renders the dashboard's pages with templ. Components
+// are given everything they show; they never query.
+package components
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// Shell is what every page's frame needs: who is signed in, which project
+// and tab are open, and a one-time notice.
+type Shell struct {
+	Title   string
+	User    string // the signed-in admin's email; empty when signed out
+	Project *db.Project
+	Tab     string // settings, keys, jobs or analytics
+	Flash   string
+}
+
+// Project tabs.
+const (
+	TabSettings  = "settings"
+	TabKeys      = "keys"
+	TabJobs      = "jobs"
+	TabAnalytics = "analytics"
+)
+
+// FormErrors maps a field name to what is wrong with it; "" is the whole form.
+type FormErrors map[string]string
+
+// Has reports whether any field is wrong.
+func (e FormErrors) Has() bool { return len(e) > 0 }
+
+// LoginView is the sign-in form.
+type LoginView struct {
+	Email      string
+	Next       string
+	Error      string
+	CanSignUp  bool
+	RetryAfter time.Duration
+}
+
+// SignupView is the sign-up form, or why there is none.
+type SignupView struct {
+	Email   string
+	Errors  FormErrors
+	First   bool   // no user exists yet: this one sets Folio up
+	Refusal string // why sign-up is not possible; empty when it is
+}
+
+// ProjectForm is a project's editable settings.
+type ProjectForm struct {
+	Name             string
+	Repository       string
+	Ref              string
+	Model            string
+	DefaultModel     string
+	DraftPRs         bool
+	WebhookURL       string
+	WebhookSecretSet bool
+	AllowedDomains   string
+	Errors           FormErrors
+}
+
+// ProjectsView is the project list and the form that creates one.
+type ProjectsView struct {
+	Projects []db.Project
+	Form     ProjectForm
+}
+
+// SettingsView is a project's settings page.
+type SettingsView struct {
+	Form        ProjectForm
+	Members     []db.Member
+	MemberEmail string
+	MemberError string
+	Signup      string // open, invite or closed: what to tell about unknown emails
+}
+
+// KeysView is a project's API keys page.
+type KeysView struct {
+	ProjectID string
+	Keys      []db.APIKey
+	NewKey    string // the key just issued, shown this once
+	NewName   string
+	Form      KeyForm
+	Now       time.Time
+}
+
+// KeyForm is the form that issues a key.
+type KeyForm struct {
+	Name   string
+	Scope  string
+	Expiry string
+	Errors FormErrors
+}
+
+// KeyExpiries are the choices a key's lifetime offers, in order.
+var KeyExpiries = []struct{ Value, Label string }{
+	{"7d", "7 days"}, {"30d", "30 days"}, {"60d", "60 days"}, {"90d", "90 days"}, {"never", "Never"},
+}
+
+// ErrorView is an error page.
+type ErrorView struct {
+	Status    int
+	Title     string
+	Message   string
+	RequestID string
+}
+
+func projectURL(p *db.Project, tab string) string {
+	switch tab {
+	case TabSettings:
+		return "/projects/" + p.ID
+	default:
+		return "/projects/" + p.ID + "/" + tab
+	}
+}
+
+func keyStatus(k db.APIKey, now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return "revoked"
+	case !k.Active(now):
+		return "expired"
+	}
+	return "active"
+}
+
+// day formats a time as a date a person reads at a glance.
+func day(t time.Time) string { return t.UTC().Format("2 Jan 2006") }
+
+// stamp is the exact time, for a title attribute.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
+// ago says how long before now t was, coarsely.
+func ago(t, now time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return plural(int(d/time.Minute), "minute") + " ago"
+	case d < 24*time.Hour:
+		return plural(int(d/time.Hour), "hour") + " ago"
+	case d < 30*24*time.Hour:
+		return plural(int(d/(24*time.Hour)), "day") + " ago"
+	}
+	return day(t)
+}
+
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+func initial(email string) string {
+	if email == "" {
+		return "?"
+	}
+	return string([]rune(email)[0:1])
+}

@@ -1,0 +1,43 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Member is a user who administers a project.
+type Member struct {
+	UserID  string
+	Email   string
+	AddedAt time.Time
+}
+
+// ProjectMembers lists a project's members in the order they joined.
+func (d *DB) ProjectMembers(ctx context.Context, projectID string) ([]Member, error) {
+	rows, err := d.r.QueryContext(ctx, `/* DB.ProjectMembers */
+		SELECT u.id, u.email, m.created_at FROM project_members m JOIN users u ON u.id = m.user_id
+		WHERE m.project_id = ? ORDER BY m.created_at, u.email`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list members of project %s: %w", projectID, err)
+	}
+	defer rows.Close()
+	var out []Member
+	for rows.Next() {
+		var m Member
+		var added int64
+		if err := rows.Scan(&m.UserID, &m.Email, &added); err != nil {
+			return nil, fmt.Errorf("db: unable to list members of project %s: %w", projectID, err)
+		}
+		m.AddedAt = fromMillis(added)
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// SessionStore is the connection the dashboard's session library keeps its
+// own table (sessions, created by our migrations) through. It is the writer,
+// because the library writes on every sign-in; Folio's own SQL stays in this
+// package.
+func (d *DB) SessionStore() *sql.DB { return d.w }

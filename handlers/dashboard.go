@@ -1,0 +1,158 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/alexedwards/scs/v2"
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/db"
+)
+
+// DashboardStore is what the dashboard pages read and write.
+type DashboardStore interface {
+	CreateUser(ctx context.Context, email, passwordHash string) (db.User, error)
+	UserByEmail(ctx context.Context, email string) (db.User, error)
+	UserByID(ctx context.Context, id string) (db.User, error)
+	CountUsers(ctx context.Context) (int, error)
+
+	CreateProject(ctx context.Context, p db.Project) (db.Project, error)
+	UpdateProject(ctx context.Context, p db.Project) (db.Project, error)
+	ProjectByID(ctx context.Context, id string) (db.Project, error)
+	ProjectsForUser(ctx context.Context, userID string) ([]db.Project, error)
+	IsProjectMember(ctx context.Context, projectID, userID string) (bool, error)
+	AddProjectMember(ctx context.Context, projectID, userID string) error
+	ProjectMembers(ctx context.Context, projectID string) ([]db.Member, error)
+
+	APIKeysForProject(ctx context.Context, projectID string) ([]db.APIKey, error)
+	RevokeAPIKey(ctx context.Context, projectID, keyID string) error
+}
+
+// KeyIssuer issues API keys (auth.Keys).
+type KeyIssuer interface {
+	Issue(ctx context.Context, projectID, name, scope, expiry string) (string, db.APIKey, error)
+}
+
+// Signup policies (FOLIO_SIGNUP) for everyone after the first user.
+const (
+	SignupOpen   = "open"
+	SignupInvite = "invite"
+	SignupClosed = "closed"
+)
+
+// Dashboard serves the pages project admins use, signed in with a session
+// cookie.
+type Dashboard struct {
+	store        DashboardStore
+	keys         KeyIssuer
+	sessions     *scs.SessionManager
+	attempts     *SignInLimiter
+	signup       string
+	defaultModel string
+	log          *slog.Logger
+	csrf         *http.CrossOriginProtection
+}
+
+// DashboardConfig is what the dashboard is built from.
+type DashboardConfig struct {
+	Store        DashboardStore
+	Keys         KeyIssuer
+	Sessions     *scs.SessionManager
+	Attempts     *SignInLimiter
+	Signup       string // open, invite or closed
+	DefaultModel string // FOLIO_MODEL, shown where a project has none
+	Log          *slog.Logger
+}
+
+// NewDashboard builds the dashboard's handlers.
+func NewDashboard(c DashboardConfig) *Dashboard {
+	d := &Dashboard{store: c.Store, keys: c.Keys, sessions: c.Sessions, attempts: c.Attempts,
+		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection()}
+	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
+	return d
+}
+
+// render writes a page. Pages are per user and may hold a key shown once,
+// so nothing caches them.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := c.Render(r.Context(), w); err != nil {
+		logger(r.Context()).Error("render page", "request_id", RequestID(r.Context()), "path", r.URL.Path, "err", err)
+	}
+}
+
+// shell is the frame of a page for the request's user.
+func (d *Dashboard) shell(r *http.Request, title string) components.Shell {
+	s := components.Shell{Title: title, Flash: d.sessions.PopString(r.Context(), flashKey)}
+	if u, ok := currentUser(r.Context()); ok {
+		s.User = u.Email
+	}
+	return s
+}
+
+// projectShell is the frame of a page inside a project.
+func (d *Dashboard) projectShell(r *http.Request, p db.Project, tab, title string) components.Shell {
+	s := d.shell(r, title+" · "+p.Name)
+	s.Project, s.Tab = &p, tab
+	return s
+}
+
+// flash leaves a notice for the next page the user sees.
+func (d *Dashboard) flash(r *http.Request, msg string) { d.sessions.Put(r.Context(), flashKey, msg) }
+
+// redirect answers a form post with 303 See Other, so reloading the next
+// page does not post again.
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// pageError renders an error page; a 500 logs its cause and shows only the
+// request id.
+func (d *Dashboard) pageError(w http.ResponseWriter, r *http.Request, status int, err error) {
+	v := components.ErrorView{Status: status}
+	switch status {
+	case http.StatusNotFound:
+		v.Title, v.Message = "Page not found", "There is nothing here, or it belongs to a project you are not a member of."
+	case http.StatusForbidden:
+		v.Title, v.Message = "Request refused", "This form was posted from another site. Go back to Folio, reload the page and try again."
+	default:
+		v.Status, v.RequestID = http.StatusInternalServerError, RequestID(r.Context())
+		v.Title, v.Message = "Something went wrong", "Folio could not complete this request. Try again; if it keeps failing, give your operator the request id."
+		logger(r.Context()).Error("internal error", "request_id", v.RequestID, "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	d.render(w, r, v.Status, components.ErrorPage(d.shell(r, v.Title), v))
+}
+
+// memberProject loads the project in the path if the signed-in user is a
+// member of it. Anyone else gets 404, as for a project that does not exist.
+func (d *Dashboard) memberProject(w http.ResponseWriter, r *http.Request) (db.Project, bool) {
+	u, _ := currentUser(r.Context())
+	id := mux.Vars(r)["id"]
+	ok, err := d.store.IsProjectMember(r.Context(), id, u.ID)
+	if err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return db.Project{}, false
+	}
+	if !ok {
+		d.pageError(w, r, http.StatusNotFound, nil)
+		return db.Project{}, false
+	}
+	p, err := d.store.ProjectByID(r.Context(), id)
+	if errors.Is(err, db.ErrNotFound) {
+		d.pageError(w, r, http.StatusNotFound, nil)
+		return db.Project{}, false
+	}
+	if err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return db.Project{}, false
+	}
+	return p, true
+}

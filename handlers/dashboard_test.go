@@ -1,0 +1,99 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/db"
+)
+
+func TestSignInLimiterWindow(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := NewSignInLimiter(3, 15*time.Minute)
+	l.Now = func() time.Time { return now }
+	for range 3 {
+		if ok, _ := l.Allow("ip|ada"); !ok {
+			t.Fatal("refused before the limit")
+		}
+		l.Fail("ip|ada")
+	}
+	if ok, wait := l.Allow("ip|ada"); ok || wait != 15*time.Minute {
+		t.Errorf("after 3 failures: allowed=%v wait=%v, want refused for 15m", ok, wait)
+	}
+	if ok, _ := l.Allow("ip|grace"); !ok {
+		t.Error("another key is refused")
+	}
+	now = now.Add(15 * time.Minute)
+	if ok, _ := l.Allow("ip|ada"); !ok {
+		t.Error("still refused after the window")
+	}
+	l.Fail("ip|ada")
+	l.Reset("ip|ada")
+	if ok, _ := l.Allow("ip|ada"); !ok {
+		t.Error("refused after a reset")
+	}
+}
+
+func TestLocalPath(t *testing.T) {
+	for next, want := range map[string]string{
+		"/projects/x": "/projects/x", "": "/projects", "projects": "/projects", "//evil.example": "/projects",
+		"/\\evil.example": "/projects", "https://evil.example/": "/projects", "/docs/api?x=1": "/docs/api?x=1",
+	} {
+		if got := localPath(next, "/projects"); got != want {
+			t.Errorf("localPath(%q) = %q, want %q", next, got, want)
+		}
+	}
+}
+
+func TestProjectForm(t *testing.T) {
+	cases := []struct {
+		name    string
+		form    url.Values
+		wantErr []string
+	}{
+		{"github", url.Values{"name": {"Docs"}, "repository": {"acme/docs"}, "ref": {"main"}}, nil},
+		{"local path", url.Values{"name": {"Docs"}, "repository": {"/srv/git/docs.git"}}, nil},
+		{"file url", url.Values{"name": {"Docs"}, "repository": {"file:///srv/git/docs.git"}}, nil},
+		{"missing name and bad repo", url.Values{"repository": {"not a repo"}}, []string{"name", "repository"}},
+		{"relative file url", url.Values{"name": {"D"}, "repository": {"file://docs"}}, []string{"repository"}},
+		{"bad ref", url.Values{"name": {"D"}, "repository": {"a/b"}, "ref": {"--upload-pack=x"}}, []string{"ref"}},
+		{"webhook without secret", url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"https://h.example"}}, []string{"webhook_secret"}},
+		{"webhook not http", url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"javascript:alert(1)"}, "webhook_secret": {"s"}}, []string{"webhook_url"}},
+		{"bad domain", url.Values{"name": {"D"}, "repository": {"a/b"}, "allowed_domains": {"docs.example.com, <script>"}}, []string{"allowed_domains"}},
+		{"model with space", url.Values{"name": {"D"}, "repository": {"a/b"}, "model": {"gpt 4"}}, []string{"model"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.form.Encode()))
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			var p db.Project
+			errs := projectForm(r, &p)
+			var got []string
+			for f := range errs {
+				got = append(got, f)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.wantErr) {
+				t.Errorf("errors on %v, want %v (%v)", got, tc.wantErr, errs)
+			}
+		})
+	}
+}
+
+func TestProjectFormKeepsSecretAndNormalisesDomains(t *testing.T) {
+	form := url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"https://h.example"}, "webhook_secret": {""},
+		"allowed_domains": {"Docs.Example.com\n*.example.dev, docs.example.com"}}
+	r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	p := db.Project{WebhookSecret: "kept"}
+	if errs := projectForm(r, &p); errs.Has() {
+		t.Fatal(errs)
+	}
+	if p.WebhookSecret != "kept" || p.AllowedDomains != "docs.example.com,*.example.dev" {
+		t.Errorf("secret %q domains %q", p.WebhookSecret, p.AllowedDomains)
+	}
+}

@@ -1,0 +1,27 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/db"
+)
+
+// ProjectSettings shows a project's settings and members.
+func (d *Dashboard) ProjectSettings(w http.ResponseWriter, r *http.Request) {
+	p, ok := d.memberProject(w, r)
+	if !ok {
+		return
+	}
+	d.renderSettings(w, r, http.StatusOK, p, components.SettingsView{Form: d.formOf(p)})
+}
+
+func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, status int, p db.Project, v components.SettingsView) {
+	members, err := d.store.ProjectMembers(r.Context(), p.ID)
+	if err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	v.Members, v.Signup = members, d.signup
+	d.render(w, r, status, components.ProjectSettingsPage(d.projectShell(r, p, components.TabSettings, "Settings"), v))
+}

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/internal/testenv"
+)
+
+// dashboardServer is Folio's real router over a real SQLite file and a real
+// Redis, served on a loopback port.
+type dashboardServer struct {
+	*httptest.Server
+	app *app
+}
+
+func newDashboardServer(t *testing.T, vars map[string]string) *dashboardServer {
+	t.Helper()
+	rds, err := testenv.StartRedis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rds.Stop)
+	env := map[string]string{"FOLIO_REDIS_URL": rds.URL, "FOLIO_SIGNUP": "invite"}
+	for k, v := range vars {
+		env[k] = v
+	}
+	cfg, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &app{cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: rds.Client(t)}
+	a.keys = auth.NewKeys(a.db)
+	srv := httptest.NewServer(a.routes())
+	t.Cleanup(srv.Close)
+	return &dashboardServer{Server: srv, app: a}
+}
+
+// browserless is an HTTP client with a cookie jar that does not follow
+// redirects, so tests see where each answer points.
+func (s *dashboardServer) client(t *testing.T) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// post sends a form; headers set the browser's origin signals.
+func (s *dashboardServer) post(t *testing.T, c *http.Client, path string, form url.Values, headers map[string]string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res
+}
+
+func (s *dashboardServer) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
+	req.Header.Set("Accept", "text/html")
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
+}
+
+// signUp creates an account through the form and leaves c signed in.
+func (s *dashboardServer) signUp(t *testing.T, c *http.Client, email string) db.User {
+	t.Helper()
+	res := s.post(t, c, "/signup", url.Values{"email": {email}, "password": {"correct horse"}}, nil)
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/projects" {
+		t.Fatalf("sign up %s: got %d to %q, want 303 to /projects", email, res.StatusCode, res.Header.Get("Location"))
+	}
+	u, err := s.app.db.UserByEmail(context.Background(), email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// addUser creates an account as the operator CLI does.
+func (s *dashboardServer) addUser(t *testing.T, email string) db.User {
+	t.Helper()
+	hash, _ := auth.HashPassword("correct horse")
+	u, err := s.app.db.CreateUser(context.Background(), email, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func (s *dashboardServer) login(t *testing.T, c *http.Client, email, password string) *http.Response {
+	t.Helper()
+	return s.post(t, c, "/login", url.Values{"email": {email}, "password": {password}}, nil)
+}
+
+func (s *dashboardServer) createProject(t *testing.T, owner db.User) db.Project {
+	t.Helper()
+	p, err := s.app.db.CreateProject(context.Background(), db.Project{Name: "Acme docs", Repository: "acme/docs", OwnerID: owner.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSignedOutPagesRedirectToLogin(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	owner := s.addUser(t, "owner@example.com")
+	p := s.createProject(t, owner)
+	c := s.client(t)
+	for _, path := range []string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys"} {
+		res, _ := s.get(t, c, path)
+		loc := res.Header.Get("Location")
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
+			t.Errorf("GET %s signed out: got %d to %q, want 303 to /login", path, res.StatusCode, loc)
+		}
+	}
+	res, _ := s.get(t, c, "/projects/"+p.ID+"/keys")
+	if want := "/login?next=" + url.QueryEscape("/projects/"+p.ID+"/keys"); res.Header.Get("Location") != want {
+		t.Errorf("redirect keeps the destination: got %q, want %q", res.Header.Get("Location"), want)
+	}
+	for _, path := range []string{"/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/members", "/projects/" + p.ID + "/keys", "/projects/" + p.ID + "/keys/x/revoke"} {
+		res := s.post(t, c, path, url.Values{"name": {"x"}}, nil)
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
+			t.Errorf("POST %s signed out: got %d to %q, want 303 to /login", path, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	if keys, _ := s.app.db.APIKeysForProject(context.Background(), p.ID); len(keys) != 0 {
+		t.Errorf("a signed-out post created %d keys", len(keys))
+	}
+	for _, path := range []string{"/login", "/signup", "/docs/api"} {
+		if res, _ := s.get(t, c, path); res.StatusCode != http.StatusOK {
+			t.Errorf("GET %s signed out: got %d, want 200", path, res.StatusCode)
+		}
+	}
+}
+
+func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
+	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "open"})
+	c := s.client(t)
+	owner := s.signUp(t, c, "owner@example.com")
+	s.addUser(t, "teammate@example.com")
+	p := s.createProject(t, owner)
+	plain, key, err := s.app.keys.Issue(context.Background(), p.ID, "ci", db.ScopeWrite, "30d")
+	if err != nil || plain == "" {
+		t.Fatal(err)
+	}
+	forms := []struct {
+		path string
+		form url.Values
+	}{
+		{"/login", url.Values{"email": {"owner@example.com"}, "password": {"correct horse"}}},
+		{"/signup", url.Values{"email": {"mallory@example.com"}, "password": {"correct horse"}}},
+		{"/logout", nil},
+		{"/projects", url.Values{"name": {"Evil"}, "repository": {"evil/docs"}, "ref": {"main"}}},
+		{"/projects/" + p.ID, url.Values{"name": {"Evil"}, "repository": {"evil/docs"}, "ref": {"main"}, "webhook_url": {"https://evil.example/hook"}, "webhook_secret": {"s"}}},
+		{"/projects/" + p.ID + "/members", url.Values{"email": {"teammate@example.com"}}},
+		{"/projects/" + p.ID + "/keys", url.Values{"name": {"stolen"}, "scope": {"write"}, "expiry": {"never"}}},
+		{"/projects/" + p.ID + "/keys/" + key.ID + "/revoke", nil},
+	}
+	attacks := map[string]map[string]string{
+		"Sec-Fetch-Site cross-site": {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
+		"Origin of another site":    {"Origin": "https://evil.example"},
+	}
+	for _, f := range forms {
+		for name, headers := range attacks {
+			res := s.post(t, c, f.path, f.form, headers)
+			if res.StatusCode != http.StatusForbidden {
+				t.Errorf("POST %s (%s): got %d, want 403", f.path, name, res.StatusCode)
+			}
+		}
+	}
+	// Nothing changed, and the session survived the attempted logout.
+	ctx := context.Background()
+	if got, _ := s.app.db.ProjectByID(ctx, p.ID); got.Name != "Acme docs" || got.WebhookURL != "" {
+		t.Errorf("project changed by cross-site posts: %+v", got)
+	}
+	if ps, _ := s.app.db.ProjectsForUser(ctx, owner.ID); len(ps) != 1 {
+		t.Errorf("cross-site posts created projects: have %d, want 1", len(ps))
+	}
+	if keys, _ := s.app.db.APIKeysForProject(ctx, p.ID); len(keys) != 1 || keys[0].RevokedAt != nil {
+		t.Errorf("cross-site posts changed keys: %+v", keys)
+	}
+	if ms, _ := s.app.db.ProjectMembers(ctx, p.ID); len(ms) != 1 {
+		t.Errorf("cross-site post added a member: %+v", ms)
+	}
+	if _, err := s.app.db.UserByEmail(ctx, "mallory@example.com"); err == nil {
+		t.Error("a cross-site post signed up a user")
+	}
+	if res, _ := s.get(t, c, "/projects"); res.StatusCode != http.StatusOK {
+		t.Errorf("session ended by a cross-site logout: GET /projects got %d", res.StatusCode)
+	}
+	// The same form from Folio's own pages goes through.
+	res := s.post(t, c, "/projects/"+p.ID+"/keys/"+key.ID+"/revoke", nil, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": s.URL})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Errorf("same-origin revoke: got %d, want 303", res.StatusCode)
+	}
+}
+
+func TestProjectPagesAreForMembersOnly(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	owner := s.addUser(t, "owner@example.com")
+	s.addUser(t, "stranger@example.com")
+	p := s.createProject(t, owner)
+	c := s.client(t)
+	if res := s.login(t, c, "stranger@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: got %d", res.StatusCode)
+	}
+	for _, path := range []string{"/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/doesnotexist/keys"} {
+		res, body := s.get(t, c, path)
+		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Page not found") {
+			t.Errorf("GET %s as a non-member: got %d, want the 404 page", path, res.StatusCode)
+		}
+	}
+	res := s.post(t, c, "/projects/"+p.ID+"/keys", url.Values{"name": {"x"}, "scope": {"write"}, "expiry": {"7d"}}, nil)
+	if res.StatusCode != http.StatusNotFound {
+		t.Errorf("non-member key create: got %d, want 404", res.StatusCode)
+	}
+	if keys, _ := s.app.db.APIKeysForProject(context.Background(), p.ID); len(keys) != 0 {
+		t.Errorf("a non-member issued a key")
+	}
+	if _, body := s.get(t, c, "/projects"); strings.Contains(body, p.ID) {
+		t.Error("the project list shows a project the user is not a member of")
+	}
+}
+
+func TestSignupPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		policy     string
+		secondCode int
+	}{
+		{"open", http.StatusSeeOther},
+		{"invite", http.StatusForbidden},
+		{"closed", http.StatusForbidden},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": tc.policy})
+			s.signUp(t, s.client(t), "first@example.com") // the first user, whatever the policy
+			res := s.post(t, s.client(t), "/signup", url.Values{"email": {"second@example.com"}, "password": {"correct horse"}}, nil)
+			if res.StatusCode != tc.secondCode {
+				t.Errorf("second sign-up under %s: got %d, want %d", tc.policy, res.StatusCode, tc.secondCode)
+			}
+		})
+	}
+}
+
+func TestSignupValidates(t *testing.T) {
+	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "open"})
+	c := s.client(t)
+	for _, form := range []url.Values{
+		{"email": {"not an email"}, "password": {"correct horse"}},
+		{"email": {"ada@example.com"}, "password": {"short"}},
+	} {
+		if res := s.post(t, c, "/signup", form, nil); res.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("sign-up %v: got %d, want 422", form, res.StatusCode)
+		}
+	}
+	s.signUp(t, c, "ada@example.com")
+	if res := s.post(t, s.client(t), "/signup", url.Values{"email": {"ADA@example.com"}, "password": {"correct horse"}}, nil); res.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("sign-up with a taken email: got %d, want 422", res.StatusCode)
+	}
+}
+
+func TestSignInAttemptsAreLimited(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	s.addUser(t, "ada@example.com")
+	c := s.client(t)
+	for i := range signInFailures {
+		if res := s.login(t, c, "ada@example.com", "wrong password"); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("failed attempt %d: got %d, want 401", i+1, res.StatusCode)
+		}
+	}
+	res := s.login(t, c, "ada@example.com", "correct horse")
+	if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+		t.Errorf("after %d failures the right password: got %d (Retry-After %q), want 429 with Retry-After", signInFailures, res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	// Another account from the same address is not locked out by it.
+	s.addUser(t, "grace@example.com")
+	if res := s.login(t, c, "grace@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("another email: got %d, want 303", res.StatusCode)
+	}
+}
+
+func TestSessionCookie(t *testing.T) {
+	for _, tc := range []struct {
+		base   string
+		secure bool
+	}{{"", false}, {"https://folio.example.com", true}} {
+		s := newDashboardServer(t, map[string]string{"FOLIO_BASE_URL": tc.base})
+		res := s.post(t, s.client(t), "/signup", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, nil)
+		var cookie *http.Cookie
+		for _, ck := range res.Cookies() {
+			if ck.Name == "folio_session" {
+				cookie = ck
+			}
+		}
+		if cookie == nil {
+			t.Fatalf("base %q: no session cookie set on sign-up", tc.base)
+		}
+		if !cookie.HttpOnly || cookie.SameSite != http.SameSiteLaxMode || cookie.Secure != tc.secure {
+			t.Errorf("base %q: cookie HttpOnly=%v SameSite=%v Secure=%v, want true, Lax, %v", tc.base, cookie.HttpOnly, cookie.SameSite, cookie.Secure, tc.secure)
+		}
+	}
+}
+
+func TestLoginNextStaysOnSite(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	s.addUser(t, "ada@example.com")
+	for next, want := range map[string]string{"/projects/x/keys": "/projects/x/keys", "//evil.example/": "/projects", "https://evil.example/": "/projects", "/\\evil.example": "/projects"} {
+		res := s.post(t, s.client(t), "/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "next": {next}}, nil)
+		if res.Header.Get("Location") != want {
+			t.Errorf("next=%q: redirected to %q, want %q", next, res.Header.Get("Location"), want)
+		}
+	}
+}
+
+func TestUnknownPathsAnswerHTMLToBrowsersAndJSONToTheAPI(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	c := s.client(t)
+	res, body := s.get(t, c, "/no/such/page")
+	if res.StatusCode != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "Page not found") {
+		t.Errorf("browser on an unknown page: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	for _, path := range []string{"/v2/agent/x/nothing", "/v1/nothing", "/api/nothing"} {
+		res, body := s.get(t, c, path)
+		if res.StatusCode != http.StatusNotFound || res.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"code":"not_found"`) {
+			t.Errorf("GET %s: got %d %s %s, want the JSON 404", path, res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
+	}
+}

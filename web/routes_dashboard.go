@@ -1,0 +1,79 @@
+package main
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/alexedwards/scs/sqlite3store"
+	"github.com/alexedwards/scs/v2"
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/static"
+)
+
+// Sign-in attempts allowed per IP address and email before a pause.
+const (
+	signInFailures = 10
+	signInWindow   = 15 * time.Minute
+)
+
+// newSessions keeps dashboard sessions in SQLite (the sessions table of our
+// migrations), in a cookie that scripts cannot read and other sites do not
+// send with their requests.
+func (a *app) newSessions() *scs.SessionManager {
+	s := scs.New()
+	s.Store = sqlite3store.NewWithCleanupInterval(a.db.SessionStore(), 30*time.Minute)
+	s.Lifetime = 30 * 24 * time.Hour
+	s.IdleTimeout = 7 * 24 * time.Hour
+	s.Cookie.Name = "folio_session"
+	s.Cookie.HttpOnly = true
+	s.Cookie.SameSite = http.SameSiteLaxMode
+	s.Cookie.Secure = strings.HasPrefix(a.cfg.BaseURL, "https://")
+	s.Cookie.Path = "/"
+	s.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+		a.log.Error("session store", "request_id", handlers.RequestID(r.Context()), "path", r.URL.Path, "err", err)
+		http.Error(w, "Folio could not read your session; try again.", http.StatusInternalServerError)
+	}
+	return s
+}
+
+// dashboardRoutes mounts the dashboard (CONTRACT §6): the pages, their
+// static files, and an HTML 404 for browsers outside the API.
+func (a *app) dashboardRoutes(r *mux.Router) {
+	sessions := a.newSessions()
+	d := handlers.NewDashboard(handlers.DashboardConfig{
+		Store: a.db, Keys: a.keys, Sessions: sessions,
+		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
+		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
+	})
+	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
+
+	get := []string{http.MethodGet, http.MethodHead}
+	pages := r.NewRoute().Subrouter()
+	pages.Use(handlers.LimitBody, sessions.LoadAndSave, d.Protect)
+
+	public := pages.NewRoute().Subrouter()
+	public.Use(d.LoadUser)
+	public.HandleFunc("/login", d.LoginForm).Methods(get...)
+	public.HandleFunc("/login", d.Login).Methods(http.MethodPost)
+	public.HandleFunc("/signup", d.SignupForm).Methods(get...)
+	public.HandleFunc("/signup", d.Signup).Methods(http.MethodPost)
+	public.HandleFunc("/logout", d.Logout).Methods(http.MethodPost)
+	public.HandleFunc("/docs/api", d.APIDocs).Methods(get...)
+
+	admin := pages.NewRoute().Subrouter()
+	admin.Use(d.RequireUser)
+	admin.HandleFunc("/", d.Home).Methods(get...)
+	admin.HandleFunc("/projects", d.Projects).Methods(get...)
+	admin.HandleFunc("/projects", d.ProjectCreate).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}", d.ProjectSettings).Methods(get...)
+	admin.HandleFunc("/projects/{id}", d.ProjectUpdate).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}/members", d.MemberAdd).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}/keys", d.Keys).Methods(get...)
+	admin.HandleFunc("/projects/{id}/keys", d.KeyCreate).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}/keys/{keyId}/revoke", d.KeyRevoke).Methods(http.MethodPost)
+
+	r.NotFoundHandler = d.NotFound(r.NotFoundHandler)
+}
