@@ -96,6 +96,21 @@ func (s *Service) withQuota(ctx context.Context, l *Limiter, projectID string, c
 	return c
 }
 
+// Limits a Quota can be asked of.
+const (
+	LimitCreate   = "create"
+	LimitFollowUp = "message"
+)
+
+// Quota reports a project's quota of one limit without counting a request.
+func (s *Service) Quota(ctx context.Context, projectID, limit string) Quota {
+	l := s.creates
+	if limit == LimitFollowUp {
+		l = s.followUps
+	}
+	return s.withQuota(ctx, l, projectID, Created{}).Quota
+}
+
 // Message adds a follow-up prompt. On a completed or failed job it starts a
 // new turn on the same branch with the whole conversation; on an active job
 // it waits for the current run to end; on an archived job it is ErrArchived.

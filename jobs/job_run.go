@@ -166,11 +166,12 @@ func (s *Service) keepLease(ctx context.Context, cancel context.CancelCauseFunc,
 
 // finish ends a successful turn and starts the next if follow-ups wait.
 func (s *Service) finish(ctx context.Context, j db.Job, owner string, res agent.Result) {
-	j, next, ok, err := s.db.FinishJobRun(ctx, j.ID, owner, res.PRLink)
+	id := j.ID
+	j, next, ok, err := s.db.FinishJobRun(ctx, id, owner, res.PRLink)
 	switch {
 	case err != nil:
 		// The lease runs out and the sweep runs the turn again.
-		s.log.Error("unable to record a finished run", "job_id", j.ID, "err", err)
+		s.log.Error("unable to record a finished run", "job_id", id, "err", err)
 	case !ok:
 	case next:
 		if err := s.enqueueRun(ctx, j); err != nil {
@@ -183,9 +184,10 @@ func (s *Service) finish(ctx context.Context, j db.Job, owner string, res agent.
 
 // fail fails the job owner runs ("" for whoever runs it).
 func (s *Service) fail(ctx context.Context, j db.Job, owner, code, message string) {
-	j, ok, err := s.db.FailJobRun(ctx, j.ID, owner, code, message)
+	id := j.ID
+	j, ok, err := s.db.FailJobRun(ctx, id, owner, code, message)
 	if err != nil {
-		s.log.Error("unable to fail a job", "job_id", j.ID, "code", code, "err", err)
+		s.log.Error("unable to fail a job", "job_id", id, "code", code, "err", err)
 		return
 	}
 	if ok {
