@@ -19,6 +19,9 @@ var errNoRunner = errors.New("jobs: no agent runner in this process")
 // archived, or it was given to another attempt after this one went silent.
 var errLeaseLost = errors.New("jobs: the run lost its claim on the job")
 
+// errTimeLimit ends a run that reached JobTimeout.
+var errTimeLimit = errors.New("jobs: the run reached its time limit")
+
 // RunJob runs one turn of a job (the agent:run task). It claims the turn in
 // SQLite first, so a job runs at most once at a time on any number of
 // workers, and a stale or duplicate task does nothing. A nil error means
@@ -49,7 +52,11 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 		return err
 	}
 
-	runCtx, cancel := context.WithCancelCause(ctx)
+	// The time limit is kept here, to the millisecond; Asynq's own timeout
+	// (whole seconds, with a grace) is only a backstop.
+	limited, stopTimer := context.WithTimeoutCause(ctx, s.cfg.JobTimeout, errTimeLimit)
+	defer stopTimer()
+	runCtx, cancel := context.WithCancelCause(limited)
 	defer cancel(nil)
 	stop := s.keepLease(runCtx, cancel, j.ID, owner)
 	res, err := s.runner.Run(runCtx, run, s.recorder(j, owner))
@@ -61,7 +68,7 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 		return nil
 	case errors.Is(context.Cause(runCtx), errLeaseLost):
 		return nil
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case errors.Is(context.Cause(runCtx), errTimeLimit), errors.Is(ctx.Err(), context.DeadlineExceeded):
 		s.fail(after, j, owner, CodeTimeout, fmt.Sprintf("The agent run exceeded its time limit of %s.", s.cfg.JobTimeout))
 		return nil
 	case agent.IsPermanent(err):

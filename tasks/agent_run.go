@@ -29,6 +29,10 @@ func (p AgentRun) TaskID() string {
 // SQLite is what fails a job that keeps failing.
 const agentRunRetries = 25
 
+// runTimeoutGrace lets a run that reached its time limit record the failure
+// before Asynq's own timeout (in whole seconds) takes the task back.
+const runTimeoutGrace = 30 * time.Second
+
 // NewAgentRunTask builds the task of a run with its time limit.
 func NewAgentRunTask(p AgentRun, timeout time.Duration) (*asynq.Task, error) {
 	body, err := json.Marshal(p)
@@ -36,7 +40,7 @@ func NewAgentRunTask(p AgentRun, timeout time.Duration) (*asynq.Task, error) {
 		return nil, fmt.Errorf("tasks: unable to encode %s: %w", TypeAgentRun, err)
 	}
 	return asynq.NewTask(TypeAgentRun, body,
-		asynq.Queue(QueueAgent), asynq.Timeout(timeout), asynq.TaskID(p.TaskID()), asynq.MaxRetry(agentRunRetries)), nil
+		asynq.Queue(QueueAgent), asynq.Timeout(timeout+runTimeoutGrace), asynq.TaskID(p.TaskID()), asynq.MaxRetry(agentRunRetries)), nil
 }
 
 // JobRunner runs a turn; an error asks for a retry.
