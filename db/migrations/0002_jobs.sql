@@ -50,7 +50,7 @@ CREATE TABLE idempotency_keys (
 	body_hash  BLOB NOT NULL,
 	job_id     TEXT NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
 	created_at INTEGER NOT NULL,
-	PRIMARY KEY (project_id, key)
+	UNIQUE (project_id, key) -- a UNIQUE violation is what db.isUniqueViolation recognises
 );
 
 -- Every attempt to deliver a webhook event.
