@@ -124,4 +124,3 @@ func TestJobKilledTooOftenFails(t *testing.T) {
 		t.Fatalf("job = %s/%s, want failed/%s", got.Status, got.ErrorCode, jobs.CodeRetriesExhausted)
 	}
 }
-

@@ -54,7 +54,9 @@ type serverOption func(*app)
 
 // withRedisAt points the app at another Redis (a dead one, say).
 func withRedisAt(addr string) serverOption {
-	return func(a *app) { a.rdb = redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond}) }
+	return func(a *app) {
+		a.rdb = redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
+	}
 }
 
 // withRunner gives the app an agent and starts its worker.
@@ -543,4 +545,3 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 func isAPIPath(p string) bool {
 	return strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/v2/") || p == "/openapi.json" || p == "/healthz" || p == "/readyz"
 }
-
