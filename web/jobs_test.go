@@ -44,36 +44,40 @@ func TestMain(m *testing.M) {
 // with one project and a write key for it.
 type testServer struct {
 	*httptest.Server
-	t       *testing.T
+	t       testing.TB
 	app     *app
 	project db.Project
 	key     string
 }
 
-type serverOption func(*app)
+type serverOption func(*app, *jobs.Config)
 
 // withRedisAt points the app at another Redis (a dead one, say).
 func withRedisAt(addr string) serverOption {
-	return func(a *app) {
+	return func(a *app, _ *jobs.Config) {
 		a.rdb = redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	}
 }
 
 // withRunner gives the app an agent and starts its worker.
-func withRunner(r agent.Runner) serverOption { return func(a *app) { a.runner = r } }
+func withRunner(r agent.Runner) serverOption { return func(a *app, _ *jobs.Config) { a.runner = r } }
 
-func newTestServer(t *testing.T, opts ...serverOption) *testServer {
+// withLimit changes the rate limits (benchmarks create more than 100 jobs).
+func withLimit(n int) serverOption { return func(_ *app, c *jobs.Config) { c.Limit = n } }
+
+func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
 	testRedis.Flush(t)
 	ctx := context.Background()
 	a := &app{cfg: Config{BaseURL: "http://folio.test", JobTimeout: time.Minute, Model: "test-model"},
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: testRedis.Client(t)}
 	a.keys = auth.NewKeys(a.db)
+	jcfg := jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model}
 	for _, o := range opts {
-		o(a)
+		o(a, &jcfg)
 	}
 	a.queue = tasks.NewQueue(a.rdb)
-	a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model})
+	a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jcfg)
 	t.Cleanup(func() { a.queue.Close() })
 	p, err := a.db.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
 	if err != nil {
