@@ -134,24 +134,12 @@ func (d *DB) JobByID(ctx context.Context, projectID, id string) (Job, error) {
 // ListJobs lists a project's jobs newest first, optionally of one status,
 // and reports whether more exist past offset+limit.
 func (d *DB) ListJobs(ctx context.Context, projectID, status string, limit, offset int) ([]Job, bool, error) {
-	rows, err := d.r.QueryContext(ctx, `/* DB.ListJobs */
+	out, err := d.queryJobs(ctx, "list jobs", `/* DB.ListJobs */
 		SELECT `+jobColumns+` FROM jobs
 		WHERE project_id = ? AND (? = '' OR status = ?)
 		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, projectID, status, status, limit+1, offset)
 	if err != nil {
-		return nil, false, fmt.Errorf("db: unable to list jobs: %w", err)
-	}
-	defer rows.Close()
-	out := []Job{}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, false, fmt.Errorf("db: unable to list jobs: %w", err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, fmt.Errorf("db: unable to list jobs: %w", err)
+		return nil, false, err
 	}
 	if len(out) > limit {
 		return out[:limit], true, nil
@@ -161,21 +149,29 @@ func (d *DB) ListJobs(ctx context.Context, projectID, status string, limit, offs
 
 // ActiveJobs lists every active job, for the sweep.
 func (d *DB) ActiveJobs(ctx context.Context) ([]Job, error) {
-	rows, err := d.r.QueryContext(ctx, `/* DB.ActiveJobs */
+	return d.queryJobs(ctx, "list active jobs", `/* DB.ActiveJobs */
 		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' ORDER BY updated_at`)
+}
+
+// queryJobs runs a query of jobColumns; what names it in errors.
+func (d *DB) queryJobs(ctx context.Context, what, query string, args ...any) ([]Job, error) {
+	rows, err := d.r.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("db: unable to list active jobs: %w", err)
+		return nil, fmt.Errorf("db: unable to %s: %w", what, err)
 	}
 	defer rows.Close()
-	var out []Job
+	out := []Job{}
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			return nil, fmt.Errorf("db: unable to list active jobs: %w", err)
+			return nil, fmt.Errorf("db: unable to %s: %w", what, err)
 		}
 		out = append(out, j)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: unable to %s: %w", what, err)
+	}
+	return out, nil
 }
 
 // jobTx loads a job of a project inside tx, for a transition.

@@ -41,16 +41,20 @@ type promptRequest struct {
 	Prompt *string `json:"prompt"`
 }
 
-// decodePrompt reads {"prompt": "..."}; a missing prompt is an empty one.
-func decodePrompt(r *http.Request) (string, *Error) {
+// decodePrompt reads {"prompt": "..."} (a missing prompt is an empty one,
+// which the domain refuses). On a bad body it answers the error, with the
+// quota of limit in the headers, and reports false.
+func (h *Jobs) decodePrompt(w http.ResponseWriter, r *http.Request, limit string) (string, bool) {
 	var req promptRequest
 	if e := decodeJSON(r, &req); e != nil {
-		return "", e
+		setQuota(w, h.svc.Quota(r.Context(), projectID(r), limit))
+		WriteError(w, r, e)
+		return "", false
 	}
 	if req.Prompt == nil {
-		return "", nil
+		return "", true
 	}
-	return *req.Prompt, nil
+	return *req.Prompt, true
 }
 
 // setQuota writes the RateLimit headers of a quota (none if Redis could not say).

@@ -11,10 +11,8 @@ const MaxIdempotencyKey = 255
 
 // Create is POST /job: start a job (201), honouring Idempotency-Key.
 func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
-	prompt, e := decodePrompt(r)
-	if e != nil {
-		setQuota(w, h.svc.Quota(r.Context(), projectID(r), jobs.LimitCreate))
-		WriteError(w, r, e)
+	prompt, ok := h.decodePrompt(w, r, jobs.LimitCreate)
+	if !ok {
 		return
 	}
 	key := r.Header.Get("Idempotency-Key")

@@ -8,10 +8,8 @@ import (
 
 // Message is POST /job/{id}/message: a follow-up prompt (200).
 func (h *Jobs) Message(w http.ResponseWriter, r *http.Request) {
-	prompt, e := decodePrompt(r)
-	if e != nil {
-		setQuota(w, h.svc.Quota(r.Context(), projectID(r), jobs.LimitFollowUp))
-		WriteError(w, r, e)
+	prompt, ok := h.decodePrompt(w, r, jobs.LimitFollowUp)
+	if !ok {
 		return
 	}
 	c, err := h.svc.Message(r.Context(), projectID(r), jobID(r), prompt)
