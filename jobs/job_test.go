@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
@@ -316,8 +318,11 @@ func TestSweepReenqueuesAJobAsynqLost(t *testing.T) {
 	w := newWorld(t, jobs.Config{RecoveryGrace: time.Millisecond})
 	ctx := context.Background()
 	j := w.create("edit")
-	// Lose the task, as a Redis flush or a crash between commit and enqueue would.
-	testRedis.Flush(t)
+	// Lose the task, as a crash between commit and enqueue would.
+	inspector := asynq.NewInspectorFromRedisClient(w.rdb)
+	if err := inspector.DeleteTask(tasks.QueueAgent, tasks.AgentRun{JobID: j.ID, Turn: 1}.TaskID()); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(5 * time.Millisecond)
 	if err := w.svc.Sweep(ctx); err != nil {
 		t.Fatal(err)
