@@ -22,9 +22,10 @@ type Created struct {
 // first run. With an idempotency key, the same key and prompt within 24
 // hours give the job created the first time, without counting against the
 // rate limit. If the queue is unreachable nothing is stored (ErrUnavailable).
-func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string) (Created, error) {
+func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string) (c Created, err error) {
+	defer s.fillQuota(ctx, s.creates, projectID, &c, &err)
 	if err := checkPrompt(prompt); err != nil {
-		return s.withQuota(ctx, s.creates, projectID, Created{}), err
+		return Created{}, err
 	}
 	project, err := s.db.ProjectByID(ctx, projectID)
 	if err != nil {
@@ -79,21 +80,23 @@ func (s *Service) replay(ctx context.Context, idem *db.IdempotencyKey) (Created,
 	if err != nil {
 		return Created{}, err
 	}
-	c := s.withQuota(ctx, s.creates, idem.ProjectID, Created{Replayed: true})
 	if !bytes.Equal(k.BodyHash, idem.BodyHash) {
-		return c, ErrIdempotencyConflict
+		return Created{}, ErrIdempotencyConflict
 	}
-	c.Job, err = s.db.JobByID(ctx, idem.ProjectID, k.JobID)
-	return c, err
+	j, err := s.db.JobByID(ctx, idem.ProjectID, k.JobID)
+	return Created{Job: j, Replayed: true}, err
 }
 
-// withQuota fills in the quota without counting a request, for answers
-// that still carry the rate-limit headers; Redis being away leaves it empty.
-func (s *Service) withQuota(ctx context.Context, l *Limiter, projectID string, c Created) Created {
-	if q, err := l.Peek(ctx, projectID); err == nil {
+// fillQuota gives an answer that did not count a request the quota as it
+// stands, so every answer carries the rate-limit headers; Redis being away
+// leaves it empty.
+func (s *Service) fillQuota(ctx context.Context, l *Limiter, projectID string, c *Created, err *error) {
+	if c.Quota.Limit != 0 || errors.Is(*err, ErrUnavailable) {
+		return
+	}
+	if q, perr := l.Peek(ctx, projectID); perr == nil {
 		c.Quota = q
 	}
-	return c
 }
 
 // Limits a Quota can be asked of.
@@ -108,22 +111,26 @@ func (s *Service) Quota(ctx context.Context, projectID, limit string) Quota {
 	if limit == LimitFollowUp {
 		l = s.followUps
 	}
-	return s.withQuota(ctx, l, projectID, Created{}).Quota
+	var c Created
+	var err error
+	s.fillQuota(ctx, l, projectID, &c, &err)
+	return c.Quota
 }
 
 // Message adds a follow-up prompt. On a completed or failed job it starts a
 // new turn on the same branch with the whole conversation; on an active job
 // it waits for the current run to end; on an archived job it is ErrArchived.
-func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (Created, error) {
+func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (c Created, err error) {
+	defer s.fillQuota(ctx, s.followUps, projectID, &c, &err)
 	if err := checkPrompt(prompt); err != nil {
-		return s.withQuota(ctx, s.followUps, projectID, Created{}), err
+		return Created{}, err
 	}
 	j, err := s.db.JobByID(ctx, projectID, id)
 	if err != nil {
 		return Created{}, err
 	}
 	if j.Status == db.JobArchived {
-		return s.withQuota(ctx, s.followUps, projectID, Created{}), ErrArchived
+		return Created{}, ErrArchived
 	}
 	quota, err := s.followUps.Take(ctx, projectID)
 	if err != nil {
@@ -136,7 +143,7 @@ func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (Cr
 	j, started, err := s.db.AddJobPrompt(ctx, projectID, id, prompt)
 	if err != nil {
 		s.followUps.Refund(ctx, projectID, quota)
-		return Created{Quota: quota}, err
+		return Created{}, err
 	}
 	if started {
 		// The job is active in SQLite either way; if Redis failed here the

@@ -320,7 +320,9 @@ func TestPromptValidation(t *testing.T) {
 		t.Fatalf("unknown field = %+v", e)
 	}
 	s.expect(404, "GET", "/v2/agent/{p}/job/nope", "", &e)
-	s.expect(404, "POST", "/v2/agent/{p}/job/nope/message", `{"prompt":"x"}`, &e)
+	if resp := s.expect(404, "POST", "/v2/agent/{p}/job/nope/message", `{"prompt":"x"}`, &e); resp.Header.Get("RateLimit-Remaining") != "100" {
+		t.Fatalf("404 follow-up headers = %v, want the quota, uncounted", resp.Header)
+	}
 }
 
 func TestListFiltersAndPages(t *testing.T) {
