@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
@@ -18,14 +20,45 @@ const (
 	QueueDefault  = "default"
 )
 
-// NewWorker returns an Asynq server over rdb that processes Folio's queues.
-func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int) *asynq.Server {
+var priorities = map[string]int{QueueAgent: 6, QueueWebhooks: 3, QueueDefault: 1}
+
+// PollInterval is how often an idle worker looks for new tasks. Asynq's
+// default of a second would dominate the create→pickup latency.
+const PollInterval = 10 * time.Millisecond
+
+// NewWorker returns an Asynq server over rdb that processes Folio's queues,
+// or only the named ones: a process with no agent runner leaves the agent
+// queue alone, so its jobs wait there rather than fail.
+func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int, queues ...string) *asynq.Server {
+	q := priorities
+	if len(queues) > 0 {
+		q = map[string]int{}
+		for _, name := range queues {
+			q[name] = priorities[name]
+		}
+	}
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
-		Concurrency: concurrency,
-		Queues:      map[string]int{QueueAgent: 6, QueueWebhooks: 3, QueueDefault: 1},
-		Logger:      asynqLogger{log},
-		BaseContext: context.Background,
+		Concurrency:       concurrency,
+		Queues:            q,
+		Logger:            asynqLogger{log},
+		BaseContext:       context.Background,
+		TaskCheckInterval: PollInterval,
+		RetryDelayFunc:    retryDelay,
 	})
+}
+
+// retryDelay backs off per task type: webhooks double from 10 s up to an
+// hour (so about 30 tries cover a day); agent runs from 5 s up to 5 minutes.
+func retryDelay(n int, _ error, t *asynq.Task) time.Duration {
+	base, ceiling := 5*time.Second, 5*time.Minute
+	if t.Type() == TypeWebhookDeliver {
+		base, ceiling = 10*time.Second, time.Hour
+	}
+	d := base << min(n, 20)
+	if d <= 0 || d > ceiling {
+		d = ceiling
+	}
+	return d + rand.N(d/10+1)
 }
 
 // asynqLogger sends Asynq's own logs through slog.

@@ -7,8 +7,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/tasks"
 )
 
 // app holds Folio's assembled dependencies for one process.
@@ -18,6 +21,11 @@ type app struct {
 	db   *db.DB
 	rdb  *redis.Client
 	keys *auth.Keys
+	// runner runs agent turns; nil until the agent is wired, in which case
+	// jobs wait in the agent queue (see startWorker) rather than fail.
+	runner agent.Runner
+	queue  *tasks.Queue
+	jobs   *jobs.Service
 }
 
 // newLogger writes structured logs to stderr, as text or JSON.
@@ -57,11 +65,16 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 	if withRedis {
 		opt, _ := redis.ParseURL(cfg.RedisURL) // validated by loadConfig
 		a.rdb = redis.NewClient(opt)
+		a.queue = tasks.NewQueue(a.rdb)
+		a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jobs.Config{JobTimeout: cfg.JobTimeout, DefaultModel: cfg.Model})
 	}
 	return a, nil
 }
 
 func (a *app) Close() {
+	if a.queue != nil {
+		a.queue.Close()
+	}
 	if a.rdb != nil {
 		a.rdb.Close()
 	}

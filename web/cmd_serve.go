@@ -92,17 +92,28 @@ func (a *app) startWorker(ctx context.Context) (*asynq.Server, error) {
 	if err := a.requireRedis(ctx); err != nil {
 		return nil, err
 	}
-	srv := tasks.NewWorker(a.rdb, a.log, max(4, 2*runtime.NumCPU()))
+	var queues []string
+	if a.runner == nil {
+		// Without a runner, agent runs stay queued (and jobs active) until a
+		// worker that has one picks them up.
+		queues = []string{tasks.QueueWebhooks, tasks.QueueDefault}
+		a.log.Warn("no agent runner is wired: agent jobs wait in the queue")
+	}
+	srv := tasks.NewWorker(a.rdb, a.log, max(4, 2*runtime.NumCPU()), queues...)
 	if err := srv.Start(a.taskHandlers()); err != nil {
 		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot start the worker: %v", err)}
 	}
+	go tasks.RunSweep(ctx, a.log, tasks.SweepInterval, a.jobs.Sweep)
 	a.log.Info("worker started")
 	return srv, nil
 }
 
 // taskHandlers routes each task type to what runs it.
 func (a *app) taskHandlers() *asynq.ServeMux {
-	return asynq.NewServeMux()
+	if a.runner == nil {
+		return tasks.NewServeMux(nil, a.jobs)
+	}
+	return tasks.NewServeMux(a.jobs, a.jobs)
 }
 
 func cmdMigrate(ctx context.Context, args []string, e env) error {

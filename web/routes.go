@@ -9,7 +9,9 @@ import (
 )
 
 // routes assembles every HTTP route of Folio.
-func (a *app) routes() http.Handler {
+func (a *app) routes() http.Handler { return handlers.Observe(a.log)(a.router()) }
+
+func (a *app) router() *mux.Router {
 	r := mux.NewRouter()
 	r.NotFoundHandler = handlers.Unmatched(r)
 	r.MethodNotAllowedHandler = r.NotFoundHandler
@@ -20,6 +22,7 @@ func (a *app) routes() http.Handler {
 		ready["redis"] = redisPinger{a.rdb}
 	}
 	r.Handle("/readyz", handlers.Readyz(ready)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/openapi.json", handlers.OpenAPI(handlers.OpenAPIDocument(a.cfg.BaseURL, handlers.AgentOpenAPI()))).Methods(http.MethodGet, http.MethodHead)
 
 	requireKey := handlers.RequireAPIKey(a.keys)
 	agent := r.PathPrefix("/v2/agent/{projectId}").Subrouter()
@@ -32,5 +35,5 @@ func (a *app) routes() http.Handler {
 
 	a.dashboardRoutes(r)
 
-	return handlers.Observe(a.log)(r)
+	return r
 }

@@ -1,0 +1,21 @@
+package handlers
+
+import "net/http"
+
+// Get is GET /job/{id}: the polling endpoint.
+func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
+	j, err := h.svc.Get(r.Context(), projectID(r), jobID(r))
+	writeJob(w, r, http.StatusOK, j, err)
+}
+
+// Archive is POST /job/{id}/archive.
+func (h *Jobs) Archive(w http.ResponseWriter, r *http.Request) {
+	j, err := h.svc.Archive(r.Context(), projectID(r), jobID(r))
+	writeJob(w, r, http.StatusOK, j, err)
+}
+
+// Cancel is POST /job/{id}/cancel.
+func (h *Jobs) Cancel(w http.ResponseWriter, r *http.Request) {
+	j, err := h.svc.Cancel(r.Context(), projectID(r), jobID(r))
+	writeJob(w, r, http.StatusOK, j, err)
+}

@@ -1,0 +1,184 @@
+// Package jobs is the life of an agent job: creation and follow-ups under a
+// rate limit and Idempotency-Key, the state machine of CONTRACT §2, the run
+// of each turn through an agent.Runner, the sweep that keeps no job active
+// forever, and the signed webhooks sent on every status change.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/tasks"
+)
+
+// Error codes a failed job carries in error.code (besides the agent's own).
+const (
+	CodeCanceled         = "canceled"
+	CodeTimeout          = "timeout"
+	CodeRetriesExhausted = "retries_exhausted"
+	CodeAgentError       = "agent_error"
+)
+
+// MaxPromptLength is the longest prompt accepted, in characters.
+const MaxPromptLength = 32000
+
+// Errors callers match with errors.Is.
+var (
+	ErrNotFound            = db.ErrNotFound
+	ErrArchived            = db.ErrJobArchived
+	ErrNotActive           = db.ErrJobNotActive
+	ErrIdempotencyConflict = errors.New("idempotency key reused with another request body")
+	ErrUnavailable         = errors.New("the job queue is unavailable")
+)
+
+// PromptError says why a prompt was refused.
+type PromptError struct{ Message string }
+
+func (e *PromptError) Error() string { return e.Message }
+
+// RateLimitedError refuses a request over its quota.
+type RateLimitedError struct{ Quota Quota }
+
+func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
+
+// Config tunes a Service; zero fields take the defaults shown.
+type Config struct {
+	JobTimeout    time.Duration // time limit of one run: 30m
+	DefaultModel  string        // a job's model when its project names none
+	Lease         time.Duration // a run unheard of this long is presumed dead: 30s
+	MaxAttempts   int           // runs of one turn before the job fails: 5
+	RecoveryGrace time.Duration // an unclaimed active job missing from Asynq this long is re-enqueued: 30s
+	Limit         int           // creates (and, separately, follow-ups) per project per Window: 100
+	Window        time.Duration // 1h
+	HTTPClient    *http.Client  // for webhook deliveries: 15s timeout
+}
+
+func (c Config) withDefaults() Config {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&c.JobTimeout, 30*time.Minute)
+	def(&c.Lease, 30*time.Second)
+	def(&c.RecoveryGrace, 30*time.Second)
+	def(&c.Window, time.Hour)
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 5
+	}
+	if c.Limit <= 0 {
+		c.Limit = 100
+	}
+	if c.HTTPClient == nil {
+		c.HTTPClient = &http.Client{Timeout: 15 * time.Second}
+	}
+	return c
+}
+
+// Service runs agent jobs.
+type Service struct {
+	db        *db.DB
+	queue     *tasks.Queue
+	runner    agent.Runner
+	log       *slog.Logger
+	cfg       Config
+	creates   *Limiter
+	followUps *Limiter
+}
+
+// New returns a Service. runner may be nil in a process that only serves
+// the API; RunJob then refuses to run (the job stays queued).
+func New(d *db.DB, rdb redis.UniversalClient, queue *tasks.Queue, runner agent.Runner, log *slog.Logger, cfg Config) *Service {
+	cfg = cfg.withDefaults()
+	return &Service{
+		db: d, queue: queue, runner: runner, log: log, cfg: cfg,
+		creates:   NewLimiter(rdb, "folio:ratelimit:create:", cfg.Limit, cfg.Window),
+		followUps: NewLimiter(rdb, "folio:ratelimit:message:", cfg.Limit, cfg.Window),
+	}
+}
+
+func checkPrompt(p string) error {
+	switch n := utf8.RuneCountInString(p); {
+	case n == 0:
+		return &PromptError{"Field \"prompt\" is required and must not be empty."}
+	case n > MaxPromptLength:
+		return &PromptError{fmt.Sprintf("Field \"prompt\" must be at most %d characters; it has %d.", MaxPromptLength, n)}
+	}
+	return nil
+}
+
+// runOf names the run a job is on.
+func runOf(j db.Job) tasks.AgentRun {
+	return tasks.AgentRun{JobID: j.ID, Turn: j.Turn, Recovery: j.Recovery}
+}
+
+func (s *Service) enqueueRun(ctx context.Context, j db.Job) error {
+	return s.queue.EnqueueAgentRun(ctx, runOf(j), s.cfg.JobTimeout)
+}
+
+// Get returns a job of a project.
+func (s *Service) Get(ctx context.Context, projectID, id string) (db.Job, error) {
+	return s.db.JobByID(ctx, projectID, id)
+}
+
+// List returns a project's jobs newest first, and whether more follow.
+func (s *Service) List(ctx context.Context, projectID, status string, limit, offset int) ([]db.Job, bool, error) {
+	return s.db.ListJobs(ctx, projectID, status, limit, offset)
+}
+
+// Archive archives a job, stopping its run if one is under way.
+func (s *Service) Archive(ctx context.Context, projectID, id string) (db.Job, error) {
+	j, err := s.db.ArchiveJob(ctx, projectID, id)
+	if err != nil {
+		return db.Job{}, err
+	}
+	s.stopRun(j)
+	s.notify(ctx, j)
+	return j, nil
+}
+
+// Cancel stops an active job's run and fails it with code canceled; its
+// queued follow-ups are dropped.
+func (s *Service) Cancel(ctx context.Context, projectID, id string) (db.Job, error) {
+	j, err := s.db.CancelJob(ctx, projectID, id, CodeCanceled, "The job was cancelled.")
+	if err != nil {
+		return db.Job{}, err
+	}
+	s.stopRun(j)
+	s.notify(ctx, j)
+	return j, nil
+}
+
+// stopRun asks the worker running j's turn to stop at once. It is best
+// effort: a run that misses the signal loses its lease within Lease/3.
+func (s *Service) stopRun(j db.Job) {
+	if err := s.queue.CancelRun(runOf(j)); err != nil {
+		s.log.Warn("unable to signal the run to stop", "job_id", j.ID, "err", err)
+	}
+}
+
+// Messages returns a job's conversation.
+func (s *Service) Messages(ctx context.Context, projectID, id string) ([]Message, error) {
+	j, err := s.db.JobByID(ctx, projectID, id)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := s.db.JobMessages(ctx, j.ID, false, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = messageView(j, m)
+	}
+	return out, nil
+}
