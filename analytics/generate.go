@@ -18,7 +18,7 @@ type GenConfig struct {
 
 // Generator makes realistic synthetic traffic: Zipf-distributed paths,
 // returning visitors, and a mix of people (about 70% of views), AI agents
-// (10%, some reading Markdown), AI search (4%) and training crawlers (6%)
+// (10%, some reading Markdown, as do some people's tools), AI search (4%) and training crawlers (6%)
 // and bots (10%), with the real user agents of each.
 type Generator struct {
 	cfg      GenConfig
@@ -133,13 +133,18 @@ func (g *Generator) Next() (Event, bool) {
 	g.left--
 	v := g.visitors[g.visitor.Uint64()]
 	path := g.paths[g.path.Uint64()]
-	switch {
-	case v.agent && g.rnd.IntN(3) == 0:
+	accept := ""
+	switch r := g.rnd.IntN(200); {
+	case v.agent && r < 60:
 		path += ".md"
-	case !v.agent && g.rnd.IntN(200) == 0:
+	case !v.agent && r == 0:
 		path = "/llms.txt" // a person (or their tool) reading the agents' index
+	case !v.agent && r < 4:
+		// a person's tool asking for the page as Markdown: the same visitor
+		// counts as AI on a page it also reads as a human
+		accept = "text/markdown, text/html;q=0.8"
 	}
 	span := g.cfg.To.Sub(g.cfg.From).Milliseconds()
 	at := g.cfg.From.Add(time.Duration(g.rnd.Int64N(span)) * time.Millisecond)
-	return Event{Path: path, At: at, UserAgent: v.ua, IP: v.ip, VisitorID: v.id}, true
+	return Event{Path: path, At: at, UserAgent: v.ua, IP: v.ip, VisitorID: v.id, Accept: accept}, true
 }
