@@ -44,9 +44,10 @@ func (s *Service) visitorKey(ctx context.Context, projectID string, e Event) ([1
 }
 
 // salt returns the key of a UTC day. Keys of days before yesterday are
-// deleted from the database (and forgotten here) whenever a key is fetched,
-// so the rotation at 00:00 UTC also retires old keys; a late event for
-// yesterday still finds yesterday's key.
+// deleted from the database whenever a key is fetched from it, and
+// forgotten here at the first fetch after 00:00 UTC, so the rotation also
+// retires old keys; a late event for yesterday still finds yesterday's key.
+// A key made for an old day (an imported log) lives only until then.
 func (s *Service) salt(ctx context.Context, day int64) ([]byte, error) {
 	s.mu.Lock()
 	salt, ok := s.salts[day]
@@ -61,10 +62,13 @@ func (s *Service) salt(ctx context.Context, day int64) ([]byte, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for d := range s.salts {
-		if d < keepFrom {
-			delete(s.salts, d)
+	if keepFrom != s.saltsKeptFrom {
+		for d := range s.salts {
+			if d < keepFrom {
+				delete(s.salts, d)
+			}
 		}
+		s.saltsKeptFrom = keepFrom
 	}
 	s.salts[day] = salt
 	return salt, nil

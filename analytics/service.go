@@ -19,6 +19,8 @@ type Service struct {
 	mu    sync.Mutex
 	sites map[string]*site
 	salts map[int64][]byte // UTC day → visitor-hash key
+	// saltsKeptFrom is the first day whose key salts kept at the last rotation
+	saltsKeptFrom int64
 }
 
 // site is one project's analytics: its integer id, the dictionary cache
