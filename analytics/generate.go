@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"net/netip"
@@ -147,4 +148,29 @@ func (g *Generator) Next() (Event, bool) {
 	span := g.cfg.To.Sub(g.cfg.From).Milliseconds()
 	at := g.cfg.From.Add(time.Duration(g.rnd.Int64N(span)) * time.Millisecond)
 	return Event{Path: path, At: at, UserAgent: v.ua, IP: v.ip, VisitorID: v.id, Accept: accept}, true
+}
+
+// Generate records cfg.Views generated page views for a project, in batches
+// of the events API's size, and returns how many were stored.
+func (s *Service) Generate(ctx context.Context, projectID string, cfg GenConfig) (int, error) {
+	g := NewGenerator(cfg)
+	batch := make([]Event, 0, MaxBatch)
+	stored := 0
+	for {
+		e, ok := g.Next()
+		if ok {
+			batch = append(batch, e)
+		}
+		if len(batch) == MaxBatch || !ok && len(batch) > 0 {
+			n, err := s.Record(ctx, projectID, batch)
+			stored += n
+			if err != nil {
+				return stored, err
+			}
+			batch = batch[:0]
+		}
+		if !ok {
+			return stored, nil
+		}
+	}
 }

@@ -28,28 +28,14 @@ func newTestService(t testing.TB) (*Service, *db.DB, string) {
 	return NewService(d, cls), d, p.ID
 }
 
-// record generates traffic and stores it through the service in batches.
+// record generates traffic and stores it through the service.
 func record(t testing.TB, s *Service, projectID string, cfg GenConfig) int {
 	t.Helper()
-	g := NewGenerator(cfg)
-	batch := make([]Event, 0, MaxBatch)
-	stored := 0
-	flush := func() {
-		n, err := s.Record(context.Background(), projectID, batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stored += n
-		batch = batch[:0]
+	n, err := s.Generate(context.Background(), projectID, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for e, ok := g.Next(); ok; e, ok = g.Next() {
-		batch = append(batch, e)
-		if len(batch) == MaxBatch {
-			flush()
-		}
-	}
-	flush()
-	return stored
+	return n
 }
 
 // bruteForce counts the export straight from the stored page views.

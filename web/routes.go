@@ -29,6 +29,7 @@ func (a *app) routes() http.Handler {
 	analytics := r.PathPrefix("/v1/analytics/{projectId}").Subrouter()
 	analytics.Use(handlers.LimitBody, requireKey)
 	a.analyticsRoutes(analytics)
+	a.trackerRoutes(r)
 
 	return handlers.Observe(a.log)(r)
 }
