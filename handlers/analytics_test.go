@@ -28,7 +28,7 @@ type analyticsServer struct {
 
 // newAnalyticsServer serves the analytics API and the tracker over real
 // HTTP, as web/routes.go assembles them.
-func newAnalyticsServer(t *testing.T, allowedDomains string) analyticsServer {
+func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 	t.Helper()
 	ctx := context.Background()
 	d := testenv.NewDB(t)
