@@ -152,29 +152,33 @@ type Views struct {
 	HasMore bool       `json:"hasMore"`
 }
 
-// index returns the project's up-to-date index, or nil when it has no traffic.
-func (s *Service) index(ctx context.Context, projectID string) (*index, error) {
+// readIndex runs fn over the project's up-to-date index, held for reading,
+// with the query's bounds; a project without traffic runs nothing.
+func (s *Service) readIndex(ctx context.Context, projectID string, q Query, fn func(x *index, from, to int64)) error {
 	st, err := s.site(ctx, projectID, false)
 	if err != nil || st == nil {
-		return nil, err
+		return err
 	}
 	if err := st.idx.refresh(ctx, s.db); err != nil {
-		return nil, err
+		return err
 	}
-	return st.idx, nil
+	st.idx.mu.RLock()
+	defer st.idx.mu.RUnlock()
+	from, to := q.bounds()
+	fn(st.idx, from, to)
+	return nil
 }
 
 // Visitors counts distinct human and AI visitors per path and overall.
 // Paths without a visitor in the range are not listed.
 func (s *Service) Visitors(ctx context.Context, projectID string, q Query) (Visitors, error) {
 	out := Visitors{Visitors: []VisitorRow{}}
-	x, err := s.index(ctx, projectID)
-	if err != nil || x == nil {
-		return out, err
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	from, to := q.bounds()
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) { out = x.visitors(from, to, q) })
+	return out, err
+}
+
+func (x *index) visitors(from, to int64, q Query) Visitors {
+	out := Visitors{}
 	rows := make([]VisitorRow, len(x.paths))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
 	n := len(x.visitor)
@@ -243,20 +247,19 @@ func (s *Service) Visitors(ctx context.Context, projectID string, q Query) (Visi
 		return strings.Compare(a.Path, b.Path)
 	})
 	out.Visitors, out.HasMore = page(rows, q)
-	return out, nil
+	return out
 }
 
 // Views counts page views per path and overall, by class. Paths without a
 // view in the range are not listed.
 func (s *Service) Views(ctx context.Context, projectID string, q Query) (Views, error) {
 	out := Views{Views: []ViewRow{}}
-	x, err := s.index(ctx, projectID)
-	if err != nil || x == nil {
-		return out, err
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	from, to := q.bounds()
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) { out = x.views(from, to, q) })
+	return out, err
+}
+
+func (x *index) views(from, to int64, q Query) Views {
+	out := Views{}
 	rows := make([]ViewRow, 0, len(x.paths))
 	for _, p := range x.paths {
 		var n [numClasses]int
@@ -281,7 +284,7 @@ func (s *Service) Views(ctx context.Context, projectID string, q Query) (Views, 
 		return strings.Compare(a.Path, b.Path)
 	})
 	out.Views, out.HasMore = page(rows, q)
-	return out, nil
+	return out
 }
 
 // page is the rows [offset, offset+limit) and whether rows lie beyond.

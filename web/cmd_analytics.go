@@ -28,15 +28,11 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	case len(files) == 0:
 		return usageError(fs, "name at least one log FILE")
 	}
-	a, err := openApp(ctx, e, false)
+	a, svc, err := openAnalytics(ctx, e, *project)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.db.ProjectByID(ctx, *project); err != nil {
-		return &exitError{code: 1, msg: fmt.Sprintf("project %s: %v", *project, err)}
-	}
-	svc := a.newAnalytics()
 	total := analytics.ImportStats{Skipped: map[string]int{}}
 	start := time.Now()
 	for _, name := range files {
@@ -135,14 +131,11 @@ func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
 	if *project == "" || *views <= 0 || *days <= 0 {
 		return usageError(fs, "--project and a positive --views are required")
 	}
-	a, err := openApp(ctx, e, false)
+	a, svc, err := openAnalytics(ctx, e, *project)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.db.ProjectByID(ctx, *project); err != nil {
-		return &exitError{code: 1, msg: fmt.Sprintf("project %s: %v", *project, err)}
-	}
 	now := time.Now().UTC()
 	cfg := analytics.GenConfig{
 		Views: *views, Paths: max(10, *paths), Visitors: max(10, *visitors), Seed: *seed,
@@ -155,10 +148,24 @@ func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
 		cfg.Visitors = max(10, *views/10)
 	}
 	start := time.Now()
-	n, err := a.newAnalytics().Generate(ctx, *project, cfg)
+	n, err := svc.Generate(ctx, *project, cfg)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%d page views generated in %s\n", n, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// openAnalytics opens the app and the analytics service for a project that
+// must exist.
+func openAnalytics(ctx context.Context, e env, project string) (*app, *analytics.Service, error) {
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := a.db.ProjectByID(ctx, project); err != nil {
+		a.Close()
+		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("project %s: %v", project, err)}
+	}
+	return a, a.newAnalytics(), nil
 }
