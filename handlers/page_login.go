@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -67,16 +66,6 @@ func (d *Dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status i
 		v.CanSignUp = true
 	}
 	d.render(w, r, status, components.LoginPage(d.shell(r, "Sign in"), v))
-}
-
-// clientIP is the address the request came from. Folio does not trust
-// X-Forwarded-For: a proxy in front must be configured to pass the peer.
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 func waitText(d time.Duration) string {

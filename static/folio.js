@@ -1,31 +1,41 @@
-// Folio dashboard behaviour that htmx does not cover: copy buttons.
-// A button with data-copy="ID" copies the text of the element with that id.
+// Folio analytics tracker. Usage:
+//   <script defer src="{base}/js/folio.js" data-project="{projectId}"></script>
+// No cookies, no storage: it reports the path and referrer of each page view,
+// including single-page-app navigations through the history API.
 (function () {
   "use strict";
-  function copied(button) {
-    var label = button.textContent;
-    button.textContent = "Copied";
-    button.classList.add("copied");
-    setTimeout(function () { button.textContent = label; button.classList.remove("copied"); }, 1500);
+  var script = document.currentScript;
+  if (!script) return;
+  var project = script.getAttribute("data-project");
+  var endpoint = new URL("/api/event", script.src).href;
+  var last = null;
+  function send() {
+    var path = location.pathname;
+    if (path === last) return;
+    var referrer = last === null ? document.referrer : location.origin + last;
+    last = path;
+    try {
+      fetch(endpoint, {
+        method: "POST",
+        keepalive: true,
+        credentials: "omit",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ project: project, path: path, referrer: referrer })
+      }).catch(function () {});
+    } catch (e) {}
   }
-  function fallback(el) {
-    var range = document.createRange();
-    range.selectNodeContents(el);
-    var sel = window.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-    try { return document.execCommand("copy"); } catch (e) { return false; }
-  }
-  document.addEventListener("click", function (ev) {
-    var button = ev.target.closest("[data-copy]");
-    if (!button) return;
-    var el = document.getElementById(button.getAttribute("data-copy"));
-    if (!el) return;
-    var text = el.textContent.trim();
-    if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(function () { copied(button); }, function () { if (fallback(el)) copied(button); });
-    } else if (fallback(el)) {
-      copied(button);
-    }
+  ["pushState", "replaceState"].forEach(function (name) {
+    var original = history[name];
+    history[name] = function () {
+      var result = original.apply(this, arguments);
+      send();
+      return result;
+    };
   });
+  addEventListener("popstate", send);
+  if (document.visibilityState === "prerender") {
+    document.addEventListener("visibilitychange", send, { once: true });
+  } else {
+    send();
+  }
 })();

@@ -1,6 +1,7 @@
-// Package static holds the dashboard's stylesheet and scripts, embedded in
-// the binary so Folio works offline: htmx (pinned, with its licence), the
-// copy buttons, and the API reference renderer.
+// Package static holds the files Folio serves as they are, embedded in the
+// binary so Folio works offline: the dashboard's stylesheet and scripts (htmx,
+// pinned with its licence; the copy buttons; the API reference renderer) and
+// the browser tracker that documentation sites embed.
 package static
 
 import (
@@ -52,3 +53,8 @@ func Handler() http.Handler {
 		fsrv.ServeHTTP(w, r)
 	})
 }
+
+// FolioJS is the browser tracker that sites embed, served at /js/folio.js.
+//
+//go:embed folio.js
+var FolioJS []byte

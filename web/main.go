@@ -28,6 +28,8 @@ Usage:
   folio key create --project ID [--name N] [--scope read|write] [--expires 7d|30d|60d|90d|never]
   folio key list --project ID
   folio key revoke --project ID KEY
+  folio analytics import --project ID [--format combined] FILE...
+  folio analytics generate --project ID --views N
 
 Every command takes --help. Configuration comes from FOLIO_* environment
 variables; see the README.
@@ -84,15 +86,17 @@ func run(ctx context.Context, args []string, e env) int {
 
 // commands maps a command line's leading words to what runs it.
 var commands = map[string]func(ctx context.Context, args []string, e env) error{
-	"serve":          cmdServe,
-	"worker":         cmdWorker,
-	"migrate":        cmdMigrate,
-	"user create":    cmdUserCreate,
-	"project create": cmdProjectCreate,
-	"project update": cmdProjectUpdate,
-	"key create":     cmdKeyCreate,
-	"key list":       cmdKeyList,
-	"key revoke":     cmdKeyRevoke,
+	"serve":              cmdServe,
+	"worker":             cmdWorker,
+	"migrate":            cmdMigrate,
+	"user create":        cmdUserCreate,
+	"project create":     cmdProjectCreate,
+	"project update":     cmdProjectUpdate,
+	"key create":         cmdKeyCreate,
+	"key list":           cmdKeyList,
+	"key revoke":         cmdKeyRevoke,
+	"analytics import":   cmdAnalyticsImport,
+	"analytics generate": cmdAnalyticsGenerate,
 }
 
 func dispatch(ctx context.Context, args []string, e env) error {

@@ -32,6 +32,7 @@ func (a *app) router() *mux.Router {
 	analytics := r.PathPrefix("/v1/analytics/{projectId}").Subrouter()
 	analytics.Use(handlers.LimitBody, requireKey)
 	a.analyticsRoutes(analytics)
+	a.trackerRoutes(r)
 
 	a.dashboardRoutes(r)
 

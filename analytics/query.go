@@ -1,0 +1,334 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Paging limits of the exports (CONTRACT §3).
+const (
+	DefaultLimit = 50
+	MaxLimit     = 250
+)
+
+// Query is one export request: views with From <= time < To, unbounded
+// where nil, and the page [Offset, Offset+Limit) of the ordered rows.
+type Query struct {
+	From, To *time.Time
+	Limit    int
+	Offset   int
+}
+
+// ParseQuery reads dateFrom, dateTo, limit and offset as the contract says,
+// naming the parameter of every problem; nothing is clamped.
+func ParseQuery(get func(string) string) (Query, []Problem) {
+	q := Query{Limit: DefaultLimit}
+	var problems []Problem
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"dateFrom", &q.From}, {"dateTo", &q.To}} {
+		v := get(b.name)
+		if v == "" {
+			continue
+		}
+		t, err := ParseBound(v)
+		if err != nil {
+			problems = append(problems, Problem{b.name, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2026-01-02T15:04:05Z).", b.name, v)})
+			continue
+		}
+		*b.dst = &t
+	}
+	if q.From != nil && q.To != nil && !q.From.Before(*q.To) {
+		problems = append(problems, Problem{"dateTo", "dateTo must be after dateFrom (dateTo is exclusive)."})
+	}
+	for _, n := range []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"limit", &q.Limit, 1, MaxLimit}, {"offset", &q.Offset, 0, math.MaxInt32}} {
+		v := get(n.name)
+		if v == "" {
+			continue
+		}
+		i, err := strconv.Atoi(v)
+		if err != nil || i < n.min || i > n.max {
+			msg := fmt.Sprintf("%s must be an integer from %d to %d; got %q.", n.name, n.min, n.max, v)
+			if n.name == "offset" {
+				msg = fmt.Sprintf("offset must be an integer of 0 or more; got %q.", v)
+			}
+			problems = append(problems, Problem{n.name, msg})
+			continue
+		}
+		*n.dst = i
+	}
+	return q, problems
+}
+
+// ParseBound reads a range bound: YYYY-MM-DD is that day's start in UTC; a
+// full ISO 8601 date-time is that instant (UTC when it names no zone).
+func ParseBound(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02T15:04:05.999999999", "2006-01-02T15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("analytics: %q is not a date or date-time", s)
+}
+
+// bounds are the query's range in stored unix milliseconds, exact: a view
+// at ms t is in range when from <= t < to.
+func (q Query) bounds() (int64, int64) {
+	from, to := int64(math.MinInt64), int64(math.MaxInt64)
+	if q.From != nil {
+		from = ceilMillis(*q.From)
+	}
+	if q.To != nil {
+		to = ceilMillis(*q.To)
+	}
+	return from, to
+}
+
+// ceilMillis is the first whole millisecond at or after t.
+func ceilMillis(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}
+
+// VisitorCounts are distinct visitors: human, AI, and both deduplicated.
+type VisitorCounts struct {
+	Human int `json:"human"`
+	AI    int `json:"ai"`
+	Total int `json:"total"`
+}
+
+// VisitorRow is one path's distinct visitors.
+type VisitorRow struct {
+	Path string `json:"path"`
+	VisitorCounts
+}
+
+// Visitors is the visitors export.
+type Visitors struct {
+	Totals   VisitorCounts `json:"totals"`
+	Visitors []VisitorRow  `json:"visitors"`
+	HasMore  bool          `json:"hasMore"`
+}
+
+// ViewCounts are page views by class; Total is the sum of all five.
+type ViewCounts struct {
+	Human      int `json:"human"`
+	AI         int `json:"ai"`
+	AISearch   int `json:"aiSearch"`
+	AITraining int `json:"aiTraining"`
+	Bots       int `json:"bots"`
+	Total      int `json:"total"`
+}
+
+// ViewRow is one path's page views.
+type ViewRow struct {
+	Path string `json:"path"`
+	ViewCounts
+}
+
+// Views is the views export.
+type Views struct {
+	Totals  ViewCounts `json:"totals"`
+	Views   []ViewRow  `json:"views"`
+	HasMore bool       `json:"hasMore"`
+}
+
+// readIndex runs fn over the project's up-to-date index, held for reading,
+// with the query's bounds; a project without traffic runs nothing.
+func (s *Service) readIndex(ctx context.Context, projectID string, q Query, fn func(x *index, from, to int64)) error {
+	st, err := s.site(ctx, projectID, false)
+	if err != nil || st == nil {
+		return err
+	}
+	if err := st.idx.refresh(ctx, s.db); err != nil {
+		return err
+	}
+	st.idx.mu.RLock()
+	defer st.idx.mu.RUnlock()
+	from, to := q.bounds()
+	fn(st.idx, from, to)
+	return nil
+}
+
+// Visitors counts distinct human and AI visitors per path and overall.
+// Paths without a visitor in the range are not listed.
+func (s *Service) Visitors(ctx context.Context, projectID string, q Query) (Visitors, error) {
+	out := Visitors{Visitors: []VisitorRow{}}
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) { out = x.visitors(from, to, q) })
+	return out, err
+}
+
+func (x *index) visitors(from, to int64, q Query) Visitors {
+	out := Visitors{}
+	rows := make([]VisitorRow, len(x.paths))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
+	n := len(x.visitor)
+	type partial struct{ human, ai bitset }
+	parts := make([]partial, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Each worker counts its share of paths with bitsets of its own:
+			// seen (cleared after each path) and all (the site totals).
+			seenH, seenA := newBitset(n), newBitset(n)
+			allH, allA := newBitset(n), newBitset(n)
+			for pi := w; pi < len(x.paths); pi += workers {
+				p := x.paths[pi]
+				hlo, hhi := span(p.at[Human], from, to)
+				alo, ahi := span(p.at[AI], from, to)
+				if hlo == hhi && alo == ahi {
+					continue
+				}
+				hv, av := p.vis[Human][hlo:hhi], p.vis[AI][alo:ahi]
+				var c VisitorCounts
+				for _, v := range hv {
+					if seenH.set(v) {
+						c.Human++
+					}
+					allH.set(v)
+				}
+				aiOnly := 0
+				for _, v := range av {
+					if seenA.set(v) {
+						c.AI++
+						if !seenH.has(v) {
+							aiOnly++
+						}
+					}
+					allA.set(v)
+				}
+				c.Total = c.Human + aiOnly
+				rows[pi] = VisitorRow{Path: p.name, VisitorCounts: c}
+				for _, v := range hv {
+					seenH.clear(v)
+				}
+				for _, v := range av {
+					seenA.clear(v)
+				}
+			}
+			parts[w] = partial{allH, allA}
+		}()
+	}
+	wg.Wait()
+	if workers > 0 {
+		h, a := parts[0].human, parts[0].ai
+		for _, p := range parts[1:] {
+			h.or(p.human)
+			a.or(p.ai)
+		}
+		out.Totals = VisitorCounts{Human: h.count(), AI: a.count(), Total: h.unionCount(a)}
+	}
+	rows = slices.DeleteFunc(rows, func(r VisitorRow) bool { return r.Total == 0 })
+	slices.SortFunc(rows, func(a, b VisitorRow) int {
+		if a.Total != b.Total {
+			return b.Total - a.Total
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	out.Visitors, out.HasMore = page(rows, q)
+	return out
+}
+
+// Views counts page views per path and overall, by class. Paths without a
+// view in the range are not listed.
+func (s *Service) Views(ctx context.Context, projectID string, q Query) (Views, error) {
+	out := Views{Views: []ViewRow{}}
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) { out = x.views(from, to, q) })
+	return out, err
+}
+
+func (x *index) views(from, to int64, q Query) Views {
+	out := Views{}
+	rows := make([]ViewRow, 0, len(x.paths))
+	for _, p := range x.paths {
+		var n [numClasses]int
+		sum := 0
+		for c := range numClasses {
+			lo, hi := span(p.at[c], from, to)
+			n[c] = hi - lo
+			sum += n[c]
+		}
+		if sum == 0 {
+			continue
+		}
+		r := ViewRow{Path: p.name, ViewCounts: ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot], Total: sum}}
+		rows = append(rows, r)
+		t := &out.Totals
+		t.Human, t.AI, t.AISearch, t.AITraining, t.Bots, t.Total = t.Human+r.Human, t.AI+r.AI, t.AISearch+r.AISearch, t.AITraining+r.AITraining, t.Bots+r.Bots, t.Total+r.Total
+	}
+	slices.SortFunc(rows, func(a, b ViewRow) int {
+		if a.Total != b.Total {
+			return b.Total - a.Total
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	out.Views, out.HasMore = page(rows, q)
+	return out
+}
+
+// page is the rows [offset, offset+limit) and whether rows lie beyond.
+func page[T any](rows []T, q Query) ([]T, bool) {
+	lo := min(q.Offset, len(rows))
+	hi := min(lo+q.Limit, len(rows))
+	return slices.Clone(rows[lo:hi]), hi < len(rows)
+}
+
+// bitset is a set of dense visitor ids.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+// set adds v and says whether it was new.
+func (b bitset) set(v uint32) bool {
+	w, m := v/64, uint64(1)<<(v%64)
+	old := b[w]
+	b[w] = old | m
+	return old&m == 0
+}
+
+func (b bitset) has(v uint32) bool { return b[v/64]&(uint64(1)<<(v%64)) != 0 }
+
+func (b bitset) clear(v uint32) { b[v/64] &^= uint64(1) << (v % 64) }
+
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+func (b bitset) unionCount(o bitset) int {
+	n := 0
+	for i := range b {
+		n += bits.OnesCount64(b[i] | o[i])
+	}
+	return n
+}

@@ -1,0 +1,327 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/internal/testenv"
+)
+
+// newTestService gives a test its own database, a project and the service.
+func newTestService(t testing.TB) (*Service, *db.DB, string) {
+	t.Helper()
+	d := testenv.NewDB(t)
+	p, err := d.CreateProject(context.Background(), db.Project{Name: "docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cls, err := NewClassifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewService(d, cls), d, p.ID
+}
+
+// record generates traffic and stores it through the service.
+func record(t testing.TB, s *Service, projectID string, cfg GenConfig) int {
+	t.Helper()
+	n, err := s.Generate(context.Background(), projectID, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// bruteForce counts the export straight from the stored page views.
+func bruteForce(t testing.TB, d *db.DB, projectID string, q Query) ([]VisitorRow, VisitorCounts, []ViewRow, ViewCounts) {
+	t.Helper()
+	ctx := context.Background()
+	site, err := d.AnalyticsSiteID(ctx, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[int64]string{}
+	if err := d.AnalyticsPaths(ctx, site, 0, func(id int64, p string) { names[id] = p }); err != nil {
+		t.Fatal(err)
+	}
+	from, to := int64(math.MinInt64), int64(math.MaxInt64)
+	if q.From != nil {
+		from = q.From.UnixMilli()
+		if time.UnixMilli(from).Before(*q.From) {
+			from++
+		}
+	}
+	if q.To != nil {
+		to = q.To.UnixMilli()
+		if time.UnixMilli(to).Before(*q.To) {
+			to++
+		}
+	}
+	type sets struct{ h, a map[int64]bool }
+	perPath := map[string]*sets{}
+	all := sets{map[int64]bool{}, map[int64]bool{}}
+	views := map[string]*ViewCounts{}
+	var vt ViewCounts
+	err = d.AnalyticsViews(ctx, site, 0, math.MaxInt64, func(v db.PageView) {
+		if v.At < from || v.At >= to {
+			return
+		}
+		p := names[v.PathID]
+		vc := views[p]
+		if vc == nil {
+			vc = &ViewCounts{}
+			views[p] = vc
+		}
+		for _, c := range []*ViewCounts{vc, &vt} {
+			c.Total++
+			switch Class(v.Class) {
+			case Human:
+				c.Human++
+			case AI:
+				c.AI++
+			case AISearch:
+				c.AISearch++
+			case AITraining:
+				c.AITraining++
+			case Bot:
+				c.Bots++
+			}
+		}
+		if !Class(v.Class).IsVisitor() {
+			return
+		}
+		s := perPath[p]
+		if s == nil {
+			s = &sets{map[int64]bool{}, map[int64]bool{}}
+			perPath[p] = s
+		}
+		for _, s := range []*sets{s, &all} {
+			if Class(v.Class) == Human {
+				s.h[v.VisitorID] = true
+			} else {
+				s.a[v.VisitorID] = true
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(s sets) VisitorCounts {
+		union := map[int64]bool{}
+		for v := range s.h {
+			union[v] = true
+		}
+		for v := range s.a {
+			union[v] = true
+		}
+		return VisitorCounts{Human: len(s.h), AI: len(s.a), Total: len(union)}
+	}
+	var rows []VisitorRow
+	for p, s := range perPath {
+		rows = append(rows, VisitorRow{Path: p, VisitorCounts: count(*s)})
+	}
+	slices.SortFunc(rows, func(a, b VisitorRow) int {
+		if a.Total != b.Total {
+			return b.Total - a.Total
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	var vrows []ViewRow
+	for p, c := range views {
+		vrows = append(vrows, ViewRow{Path: p, ViewCounts: *c})
+	}
+	slices.SortFunc(vrows, func(a, b ViewRow) int {
+		if a.Total != b.Total {
+			return b.Total - a.Total
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	return rows, count(all), vrows, vt
+}
+
+func ptr(t time.Time) *time.Time { return &t }
+
+func TestExportEqualsBruteForce(t *testing.T) {
+	s, d, project := newTestService(t)
+	ctx := context.Background()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg := GenConfig{Views: 30000, Paths: 400, Visitors: 3000, From: start, To: start.AddDate(0, 2, 0), Seed: 1}
+	if n := record(t, s, project, cfg); n != cfg.Views {
+		t.Fatalf("stored %d views, want %d", n, cfg.Views)
+	}
+	ranges := []struct {
+		name     string
+		from, to *time.Time
+	}{
+		{"unbounded", nil, nil},
+		{"one day", ptr(start.AddDate(0, 0, 10)), ptr(start.AddDate(0, 0, 11))},
+		{"one month", ptr(start.AddDate(0, 0, 5)), ptr(start.AddDate(0, 1, 5))},
+		{"open start", nil, ptr(start.AddDate(0, 0, 20))},
+		{"open end", ptr(start.AddDate(0, 1, 20)), nil},
+		{"instants", ptr(start.Add(36*time.Hour + 17*time.Minute + 3*time.Second + 250*time.Millisecond)), ptr(start.Add(200*time.Hour + 999*time.Millisecond))},
+		{"sub-millisecond instants", ptr(start.Add(50*time.Hour + 1234567*time.Nanosecond)), ptr(start.Add(90*time.Hour + 7654321*time.Nanosecond))},
+		{"one millisecond", ptr(start.Add(time.Hour)), ptr(start.Add(time.Hour + time.Millisecond))},
+		{"empty, before any view", ptr(start.AddDate(-1, 0, 0)), ptr(start.AddDate(-1, 0, 1))},
+		{"empty, after every view", ptr(start.AddDate(1, 0, 0)), nil},
+	}
+	for _, r := range ranges {
+		wantRows, wantTotals, wantViews, wantViewTotals := bruteForce(t, d, project, Query{From: r.from, To: r.to})
+		for _, limit := range []int{1, 7, 50, 250} {
+			q := Query{From: r.from, To: r.to, Limit: limit}
+			var got []VisitorRow
+			for {
+				v, err := s.Visitors(ctx, project, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.Totals != wantTotals {
+					t.Fatalf("%s: totals %+v, brute force %+v", r.name, v.Totals, wantTotals)
+				}
+				got = append(got, v.Visitors...)
+				if wantMore := q.Offset+limit < len(wantRows); v.HasMore != wantMore {
+					t.Fatalf("%s limit %d offset %d: hasMore %v, want %v", r.name, limit, q.Offset, v.HasMore, wantMore)
+				}
+				if !v.HasMore {
+					break
+				}
+				q.Offset += limit
+			}
+			if !slices.Equal(got, wantRows) {
+				t.Fatalf("%s limit %d: %d rows differ from brute force's %d (first: %v vs %v)", r.name, limit, len(got), len(wantRows), first(got), first(wantRows))
+			}
+		}
+		v, err := s.Views(ctx, project, Query{From: r.from, To: r.to, Limit: MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Totals != wantViewTotals || !slices.Equal(v.Views, wantViews[:min(MaxLimit, len(wantViews))]) || v.HasMore != (len(wantViews) > MaxLimit) {
+			t.Fatalf("%s: views export differs from brute force: totals %+v vs %+v", r.name, v.Totals, wantViewTotals)
+		}
+		if strings.HasPrefix(r.name, "empty") && (len(wantRows) != 0 || wantTotals != (VisitorCounts{})) {
+			t.Fatalf("%s: brute force found views in an empty range", r.name)
+		}
+		if r.name == "unbounded" && wantTotals.Total < 1000 {
+			t.Fatalf("only %d visitors in generated traffic; the test would prove little", wantTotals.Total)
+		}
+	}
+
+	// New traffic, older than what is indexed, is picked up exactly.
+	if n := record(t, s, project, GenConfig{Views: 3000, Paths: 500, Visitors: 800, From: start.AddDate(0, 0, -3), To: start.AddDate(0, 0, 40), Seed: 2}); n != 3000 {
+		t.Fatalf("stored %d of 3000", n)
+	}
+	q := Query{From: ptr(start.AddDate(0, 0, -2)), To: ptr(start.AddDate(0, 0, 3)), Limit: MaxLimit}
+	wantRows, wantTotals, _, _ := bruteForce(t, d, project, q)
+	v, err := s.Visitors(ctx, project, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Totals != wantTotals || !slices.Equal(v.Visitors, wantRows[:min(MaxLimit, len(wantRows))]) {
+		t.Fatalf("after more traffic: totals %+v, brute force %+v", v.Totals, wantTotals)
+	}
+}
+
+func first[T any](s []T) any {
+	if len(s) == 0 {
+		return nil
+	}
+	return s[0]
+}
+
+func TestExportOfProjectWithoutTraffic(t *testing.T) {
+	s, _, project := newTestService(t)
+	v, err := s.Visitors(context.Background(), project, Query{Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Visitors == nil || len(v.Visitors) != 0 || v.HasMore || v.Totals != (VisitorCounts{}) {
+		t.Fatalf("got %+v, want an empty export with an empty list", v)
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	day := time.Date(2026, 3, 4, 0, 0, 0, 0, time.UTC)
+	instant := time.Date(2026, 3, 4, 10, 11, 12, 500_000_000, time.UTC)
+	cases := []struct {
+		params    map[string]string
+		wantField string
+		check     func(Query) bool
+	}{
+		{map[string]string{}, "", func(q Query) bool { return q.Limit == 50 && q.Offset == 0 && q.From == nil && q.To == nil }},
+		{map[string]string{"dateFrom": "2026-03-04"}, "", func(q Query) bool { return q.From.Equal(day) }},
+		{map[string]string{"dateTo": "2026-03-04T12:11:12.5+02:00"}, "", func(q Query) bool { return q.To.Equal(instant) }},
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.5Z"}, "", func(q Query) bool { return q.From.Equal(instant) }},
+		{map[string]string{"limit": "1", "offset": "0"}, "", func(q Query) bool { return q.Limit == 1 }},
+		{map[string]string{"limit": "250", "offset": "1000"}, "", func(q Query) bool { return q.Limit == 250 && q.Offset == 1000 }},
+		{map[string]string{"limit": "0"}, "limit", nil},
+		{map[string]string{"limit": "251"}, "limit", nil},
+		{map[string]string{"limit": "ten"}, "limit", nil},
+		{map[string]string{"limit": "-1"}, "limit", nil},
+		{map[string]string{"offset": "-1"}, "offset", nil},
+		{map[string]string{"offset": "x"}, "offset", nil},
+		{map[string]string{"dateFrom": "2026-13-01"}, "dateFrom", nil},
+		{map[string]string{"dateFrom": "yesterday"}, "dateFrom", nil},
+		{map[string]string{"dateTo": "2026-02-30"}, "dateTo", nil},
+		{map[string]string{"dateTo": "04/03/2026"}, "dateTo", nil},
+		{map[string]string{"dateFrom": "2026-03-04", "dateTo": "2026-03-04"}, "dateTo", nil},
+		{map[string]string{"dateFrom": "2026-03-05", "dateTo": "2026-03-04"}, "dateTo", nil},
+		{map[string]string{"dateFrom": "2026-03-04T10:00:00Z", "dateTo": "2026-03-04T10:00:00Z"}, "dateTo", nil},
+	}
+	for _, tc := range cases {
+		q, problems := ParseQuery(func(k string) string { return tc.params[k] })
+		if tc.wantField == "" {
+			if problems != nil || !tc.check(q) {
+				t.Errorf("ParseQuery(%v) = %+v, %v", tc.params, q, problems)
+			}
+			continue
+		}
+		if len(problems) != 1 || problems[0].Field != tc.wantField || !strings.Contains(problems[0].Message, tc.wantField) {
+			t.Errorf("ParseQuery(%v) problems %v, want one naming %s", tc.params, problems, tc.wantField)
+		}
+	}
+}
+
+func TestVisitorIdentity(t *testing.T) {
+	s, d, project := newTestService(t)
+	ctx := context.Background()
+	day1 := time.Date(2026, 5, 1, 23, 0, 0, 0, time.UTC)
+	s.now = func() time.Time { return day1.Add(2 * time.Hour) }
+	ua := "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
+	events := []Event{
+		{Path: "/a", At: day1, UserAgent: ua, IP: "192.0.2.1"},
+		{Path: "/a", At: day1.Add(30 * time.Minute), UserAgent: ua, IP: "192.0.2.1"}, // same day: same visitor
+		{Path: "/a", At: day1.Add(2 * time.Hour), UserAgent: ua, IP: "192.0.2.1"},    // next UTC day: another
+		{Path: "/a", At: day1, UserAgent: ua, IP: "192.0.2.2", VisitorID: "u1"},
+		{Path: "/a", At: day1.Add(48 * time.Hour), UserAgent: ua, IP: "192.0.2.9", VisitorID: "u1"}, // id wins
+	}
+	if _, err := s.Record(ctx, project, events); err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Visitors(ctx, project, Query{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Totals.Human != 3 {
+		t.Fatalf("human visitors %d, want 3 (IP+UA on two UTC days is two, a visitorId one)", v.Totals.Human)
+	}
+	// Keys of days before yesterday are gone, and nothing holds the IP.
+	s.now = func() time.Time { return day1.AddDate(0, 0, 5) }
+	if _, err := s.Record(ctx, project, []Event{{Path: "/b", At: day1.AddDate(0, 0, 5), UserAgent: ua, IP: "192.0.2.1"}}); err != nil {
+		t.Fatal(err)
+	}
+	days, err := d.AnalyticsSaltDays(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int64{utcDay(day1.AddDate(0, 0, 5).UnixMilli())}; !slices.Equal(days, want) {
+		t.Fatalf("kept keys of days %v, want only %v", days, want)
+	}
+	if got := fmt.Sprint(days); got == "" {
+		t.Fatal("no keys")
+	}
+}

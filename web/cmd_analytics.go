@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/folio-docs/folio/analytics"
+)
+
+func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
+	fs := newFlags("analytics import", "analytics import --project ID [--format combined] FILE...", e)
+	project := fs.String("project", "", "project `id` (required)")
+	format := fs.String("format", "combined", "log `format`: combined (nginx and Apache)")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *project == "":
+		return usageError(fs, "--project is required")
+	case *format != "combined":
+		return usageError(fs, "--format %q is not supported; use combined", *format)
+	case len(files) == 0:
+		return usageError(fs, "name at least one log FILE")
+	}
+	a, svc, err := openAnalytics(ctx, e, *project)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	total := analytics.ImportStats{Skipped: map[string]int{}}
+	start := time.Now()
+	for _, name := range files {
+		st, err := importFile(ctx, svc, *project, name, e)
+		total.Lines += st.Lines
+		total.Stored += st.Stored
+		for k, v := range st.Skipped {
+			total.Skipped[k] += v
+		}
+		if err != nil {
+			return fmt.Errorf("import %s: %w", name, err)
+		}
+	}
+	elapsed := time.Since(start)
+	fmt.Fprintf(e.stdout, "%d lines read, %d page views stored, %d skipped in %s (%.0f lines/s)\n",
+		total.Lines, total.Stored, total.Lines-total.Stored, elapsed.Round(time.Millisecond), float64(total.Lines)/max(elapsed.Seconds(), 1e-9))
+	reasons := make([]string, 0, len(total.Skipped))
+	for k := range total.Skipped {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	for _, k := range reasons {
+		fmt.Fprintf(e.stdout, "  skipped %d: %s\n", total.Skipped[k], k)
+	}
+	return nil
+}
+
+// importFile imports one log, drawing a progress bar on stderr when stderr
+// is a terminal.
+func importFile(ctx context.Context, svc *analytics.Service, project, name string, e env) (analytics.ImportStats, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return analytics.ImportStats{}, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if term, ok := e.stderr.(*os.File); ok && isTerminal(term) {
+		if info, err := f.Stat(); err == nil && info.Size() > 0 {
+			p := &progressReader{r: f, size: info.Size(), name: name, out: term}
+			defer p.done()
+			r = p
+		}
+	}
+	return svc.ImportLog(ctx, project, r)
+}
+
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// progressReader draws how much of a file has been read (of its bytes on
+// disk, compressed or not), at most ten times a second.
+type progressReader struct {
+	r     io.Reader
+	size  int64
+	read  int64
+	name  string
+	out   io.Writer
+	drawn time.Time
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	if time.Since(p.drawn) > 100*time.Millisecond {
+		p.draw()
+	}
+	return n, err
+}
+
+func (p *progressReader) draw() {
+	const width = 30
+	frac := float64(p.read) / float64(p.size)
+	fill := int(frac * width)
+	fmt.Fprintf(p.out, "\r%s [%s%s] %3.0f%%", p.name, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), 100*frac)
+	p.drawn = time.Now()
+}
+
+func (p *progressReader) done() {
+	p.draw()
+	fmt.Fprintln(p.out)
+}
+
+func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
+	fs := newFlags("analytics generate", "analytics generate --project ID --views N [--paths N] [--visitors N] [--days N] [--seed N]", e)
+	project := fs.String("project", "", "project `id` (required)")
+	views := fs.Int("views", 0, "page views to generate (required)")
+	paths := fs.Int("paths", 0, "distinct paths (default views/200, at least 10)")
+	visitors := fs.Int("visitors", 0, "visitor population (default views/10, at least 10)")
+	days := fs.Int("days", 365, "spread the views over the last N days")
+	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "random seed")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *project == "" || *views <= 0 || *days <= 0 {
+		return usageError(fs, "--project and a positive --views are required")
+	}
+	a, svc, err := openAnalytics(ctx, e, *project)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	now := time.Now().UTC()
+	cfg := analytics.GenConfig{
+		Views: *views, Paths: max(10, *paths), Visitors: max(10, *visitors), Seed: *seed,
+		From: now.AddDate(0, 0, -*days), To: now,
+	}
+	if *paths == 0 {
+		cfg.Paths = max(10, *views/200)
+	}
+	if *visitors == 0 {
+		cfg.Visitors = max(10, *views/10)
+	}
+	start := time.Now()
+	n, err := svc.Generate(ctx, *project, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%d page views generated in %s\n", n, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// openAnalytics opens the app and the analytics service for a project that
+// must exist.
+func openAnalytics(ctx context.Context, e env, project string) (*app, *analytics.Service, error) {
+	a, err := openApp(ctx, e, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := a.db.ProjectByID(ctx, project); err != nil {
+		a.Close()
+		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("project %s: %v", project, err)}
+	}
+	return a, a.newAnalytics(), nil
+}
