@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
@@ -23,9 +24,10 @@ type app struct {
 	keys *auth.Keys
 	// runner runs agent turns; nil until the agent is wired, in which case
 	// jobs wait in the agent queue (see startWorker) rather than fail.
-	runner agent.Runner
-	queue  *tasks.Queue
-	jobs   *jobs.Service
+	runner    agent.Runner
+	queue     *tasks.Queue
+	jobs      *jobs.Service
+	analytics *analytics.Service
 }
 
 // newLogger writes structured logs to stderr, as text or JSON.
@@ -61,14 +63,35 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 		a.db.Close()
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
-	a.keys = auth.NewKeys(a.db)
 	if withRedis {
 		opt, _ := redis.ParseURL(cfg.RedisURL) // validated by loadConfig
 		a.rdb = redis.NewClient(opt)
-		a.queue = tasks.NewQueue(a.rdb)
-		a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jobs.Config{JobTimeout: cfg.JobTimeout, DefaultModel: cfg.Model})
+	}
+	if err := a.assemble(a.jobsConfig()); err != nil {
+		a.Close()
+		return nil, err
 	}
 	return a, nil
+}
+
+func (a *app) jobsConfig() jobs.Config {
+	return jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model}
+}
+
+// assemble builds the services over a.db and, when there is one, a.rdb.
+// It is the one place they are built, for serve, worker, the CLI and tests.
+func (a *app) assemble(jcfg jobs.Config) error {
+	a.keys = auth.NewKeys(a.db)
+	cls, err := analytics.NewClassifier()
+	if err != nil {
+		return fmt.Errorf("analytics: unable to build the traffic classifier: %w", err)
+	}
+	a.analytics = analytics.NewService(a.db, cls)
+	if a.rdb != nil {
+		a.queue = tasks.NewQueue(a.rdb)
+		a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jcfg)
+	}
+	return nil
 }
 
 func (a *app) Close() {

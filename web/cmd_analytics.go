@@ -167,5 +167,5 @@ func openAnalytics(ctx context.Context, e env, project string) (*app, *analytics
 		a.Close()
 		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("project %s: %v", project, err)}
 	}
-	return a, a.newAnalytics(), nil
+	return a, a.analytics, nil
 }

@@ -39,7 +39,10 @@ func newDashboardServer(t *testing.T, vars map[string]string) *dashboardServer {
 		t.Fatal(err)
 	}
 	a := &app{cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: rds.Client(t)}
-	a.keys = auth.NewKeys(a.db)
+	if err := a.assemble(a.jobsConfig()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.queue.Close() })
 	srv := httptest.NewServer(a.routes())
 	t.Cleanup(srv.Close)
 	return &dashboardServer{Server: srv, app: a}

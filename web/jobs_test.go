@@ -18,7 +18,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
@@ -56,13 +55,13 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	ctx := context.Background()
 	a := &app{cfg: Config{BaseURL: "http://folio.test", JobTimeout: time.Minute, Model: "test-model"},
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: testRedis.Client(t)}
-	a.keys = auth.NewKeys(a.db)
-	jcfg := jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model}
+	jcfg := a.jobsConfig()
 	for _, o := range opts {
 		o(a, &jcfg)
 	}
-	a.queue = tasks.NewQueue(a.rdb)
-	a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jcfg)
+	if err := a.assemble(jcfg); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { a.queue.Close() })
 	p, err := a.db.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
 	if err != nil {

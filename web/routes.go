@@ -22,7 +22,7 @@ func (a *app) router() *mux.Router {
 		ready["redis"] = redisPinger{a.rdb}
 	}
 	r.Handle("/readyz", handlers.Readyz(ready)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/openapi.json", handlers.OpenAPI(handlers.OpenAPIDocument(a.cfg.BaseURL, handlers.AgentOpenAPI()))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/openapi.json", handlers.OpenAPI(handlers.OpenAPIDocument(a.cfg.BaseURL, handlers.AgentOpenAPI(), handlers.AnalyticsOpenAPI()))).Methods(http.MethodGet, http.MethodHead)
 
 	requireKey := handlers.RequireAPIKey(a.keys)
 	agent := r.PathPrefix("/v2/agent/{projectId}").Subrouter()

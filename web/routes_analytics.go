@@ -5,25 +5,13 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/static"
 )
 
-// newAnalytics builds the analytics service. Each door gets its own; they
-// share the database, so every count stays exact.
-func (a *app) newAnalytics() *analytics.Service {
-	cls, err := analytics.NewClassifier()
-	if err != nil {
-		// The lists are embedded and tested; failing here is a build defect.
-		panic(err)
-	}
-	return analytics.NewService(a.db, cls)
-}
-
 // analyticsRoutes mounts the analytics API (CONTRACT §3) under /v1/analytics/{projectId}.
 func (a *app) analyticsRoutes(r *mux.Router) {
-	svc := a.newAnalytics()
+	svc := a.analytics
 	r.Handle("/visitors", handlers.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/views", handlers.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/events", handlers.AnalyticsEvents(svc)).Methods(http.MethodPost)
@@ -35,5 +23,5 @@ func (a *app) trackerRoutes(r *mux.Router) {
 	// A page view a second per address, with room for quick navigations.
 	limits := handlers.TrackerLimits{PerSecond: 1, Burst: 20}
 	r.Handle("/js/folio.js", handlers.TrackerScript(static.FolioJS)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/api/event", handlers.LimitBody(handlers.TrackerEvent(a.newAnalytics(), limits))).Methods(http.MethodPost, http.MethodOptions)
+	r.Handle("/api/event", handlers.LimitBody(handlers.TrackerEvent(a.analytics, limits))).Methods(http.MethodPost, http.MethodOptions)
 }

@@ -1,0 +1,72 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/folio-docs/folio/analytics"
+)
+
+// AnalyticsOpenAPI describes the analytics API (CONTRACT §3).
+func AnalyticsOpenAPI() OpenAPIPart {
+	project := pathParam("projectId", "The project's id, from the API keys page.")
+	integer := map[string]any{"type": "integer", "minimum": 0}
+	str := map[string]any{"type": "string"}
+	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time."}
+	rangeParams := []any{project,
+		queryParam("dateFrom", "Lower bound (inclusive).", date),
+		queryParam("dateTo", "Upper bound (exclusive): results include dates before, not on, it.", date),
+		queryParam("limit", "Rows per page.", map[string]any{"type": "integer", "minimum": 1, "maximum": 250, "default": 50}),
+		queryParam("offset", "Rows to skip: (page - 1) * limit.", map[string]any{"type": "integer", "minimum": 0, "default": 0}),
+	}
+	errs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}
+	object := func(required []any, props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "required": required, "properties": props}
+	}
+	visitorCounts := map[string]any{"human": integer, "ai": integer, "total": integer}
+	viewCounts := map[string]any{"human": integer, "ai": integer, "aiSearch": integer, "aiTraining": integer, "bots": integer, "total": integer}
+	withPath := func(props map[string]any) map[string]any {
+		out := map[string]any{"path": str}
+		for k, v := range props {
+			out[k] = v
+		}
+		return out
+	}
+
+	visitors := operation("getUniqueVisitors", "Unique visitors, site-wide and per page, split human/AI; total is deduplicated across both.", 200, ref("VisitorsExport"), errs...)
+	visitors["parameters"] = rangeParams
+	views := operation("getPageViews", "Page views, site-wide and per page, split human, ai, aiSearch, aiTraining, bots.", 200, ref("ViewsExport"), errs...)
+	views["parameters"] = rangeParams
+	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing.", 200,
+		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	events["parameters"] = []any{project}
+	events["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("EventBatch"))}
+
+	return OpenAPIPart{
+		Paths: map[string]map[string]any{
+			"/v1/analytics/{projectId}/visitors": {"get": visitors},
+			"/v1/analytics/{projectId}/views":    {"get": views},
+			"/v1/analytics/{projectId}/events":   {"post": events},
+		},
+		Schemas: map[string]any{
+			"VisitorsExport": object([]any{"totals", "visitors", "hasMore"}, map[string]any{
+				"totals":   object([]any{"human", "ai", "total"}, visitorCounts),
+				"visitors": map[string]any{"type": "array", "items": object([]any{"path", "human", "ai", "total"}, withPath(visitorCounts))},
+				"hasMore":  map[string]any{"type": "boolean"},
+			}),
+			"ViewsExport": object([]any{"totals", "views", "hasMore"}, map[string]any{
+				"totals":  object([]any{"human", "ai", "aiSearch", "aiTraining", "bots", "total"}, viewCounts),
+				"views":   map[string]any{"type": "array", "items": object([]any{"path", "human", "ai", "aiSearch", "aiTraining", "bots", "total"}, withPath(viewCounts))},
+				"hasMore": map[string]any{"type": "boolean"},
+			}),
+			"EventBatch": object([]any{"events"}, map[string]any{
+				"events": map[string]any{"type": "array", "minItems": 1, "maxItems": analytics.MaxBatch, "items": map[string]any{
+					"type": "object", "required": []any{"path", "timestamp", "userAgent", "ip"}, "additionalProperties": false,
+					"properties": map[string]any{
+						"path": str, "timestamp": map[string]any{"type": "string", "format": "date-time"}, "userAgent": str, "ip": str,
+						"visitorId": map[string]any{"type": "string", "description": "Your own stable visitor id; without it, a daily-keyed hash of IP and user agent is used."},
+						"accept":    map[string]any{"type": "string", "description": "The request's Accept header, so Markdown reads are classed as AI."},
+					}}},
+			}),
+		},
+	}
+}
