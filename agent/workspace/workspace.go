@@ -19,6 +19,9 @@ type Workspace struct {
 	Dir    string // the checkout
 	Branch string
 	Base   string // the commit the run started from
+	// Continued: the branch existed on the remote (a follow-up), so it may
+	// hold earlier runs' commits.
+	Continued bool
 	url    string
 	env    []string // extra git environment, e.g. credentials; never logged
 	parent string
@@ -54,6 +57,7 @@ func (w *Workspace) checkout(ctx context.Context, ref string) error {
 	var gerr *git.Error
 	switch {
 	case err == nil:
+		w.Continued = true
 		if _, err := w.git(ctx, w.Dir, "fetch", "--quiet", "--depth=1", "--no-tags", "origin", "+refs/heads/"+w.Branch+":refs/remotes/origin/"+w.Branch); err != nil {
 			return fmt.Errorf("workspace: unable to fetch branch %s: %w", w.Branch, err)
 		}
