@@ -22,9 +22,9 @@ type Workspace struct {
 	// Continued: the branch existed on the remote (a follow-up), so it may
 	// hold earlier runs' commits.
 	Continued bool
-	url    string
-	env    []string // extra git environment, e.g. credentials; never logged
-	parent string
+	url       string
+	env       []string // extra git environment, e.g. credentials; never logged
+	parent    string
 }
 
 // Open clones the repository at url (with env, e.g. credentials) at ref into a new directory under root and checks out

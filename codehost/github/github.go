@@ -136,7 +136,9 @@ type StatusError struct {
 	Message string
 }
 
-func (e *StatusError) Error() string { return fmt.Sprintf("GitHub answered %d: %s", e.Status, e.Message) }
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("GitHub answered %d: %s", e.Status, e.Message)
+}
 
 // Permanent reports whether retrying cannot help (bad token, no access, no
 // such repository, a refused pull request), as opposed to 429 and 5xx.

@@ -3,9 +3,9 @@ package github
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
-	"fmt"
 	"net/http"
 	"strings"
 
