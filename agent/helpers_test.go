@@ -1,0 +1,249 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// gitT runs git in dir and fails the test if it fails.
+func gitT(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newTestRepo makes a bare repository holding a small Mintlify docs site on
+// main, and returns its path.
+func newTestRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	base := t.TempDir()
+	work := filepath.Join(base, "work")
+	if files == nil {
+		files = docsSite()
+	}
+	for name, content := range files {
+		p := filepath.Join(work, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitT(t, work, "init", "--quiet", "--initial-branch=main")
+	gitT(t, work, "add", "--all")
+	gitT(t, work, "commit", "--quiet", "-m", "initial docs")
+	bare := filepath.Join(base, "docs.git")
+	gitT(t, base, "clone", "--quiet", "--bare", work, bare)
+	return bare
+}
+
+func docsSite() map[string]string {
+	return map[string]string{
+		"docs.json":              `{"name":"Acme","navigation":{"groups":[{"group":"Start","pages":["index","guides/quickstart"]}]}}`,
+		"index.mdx":              "---\ntitle: Welcome\n---\n\nRead the [quickstart](/guides/quickstart).\n",
+		"guides/quickstart.mdx":  "---\ntitle: Quickstart\ndescription: Get going\n---\n\nInstall the CLI.\n",
+		"AGENTS.md":              "Write in British English. Never use the word simply.\n",
+		"snippets/unrelated.txt": "nothing to see\n",
+	}
+}
+
+// step is one scripted model reply: tool calls to make, or final text.
+type step struct {
+	text  string
+	calls []ToolCall
+}
+
+func call(id, name string, args map[string]string) ToolCall {
+	b, _ := json.Marshal(args)
+	return ToolCall{ID: id, Name: name, Arguments: b}
+}
+
+// scriptedModel is a model provider's HTTP API, speaking the real wire
+// protocol, that replies with its script in order and keeps every request.
+type scriptedModel struct {
+	mu       sync.Mutex
+	steps    []step
+	requests []map[string]any
+	server   *httptest.Server
+	// fail, if set, answers instead of the script (status, headers, body) and is then cleared.
+	fail []func(w http.ResponseWriter)
+}
+
+func (m *scriptedModel) next(w http.ResponseWriter, r *http.Request) (step, bool) {
+	body, _ := io.ReadAll(r.Body)
+	var req map[string]any
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, "bad json", 400)
+		return step{}, false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests = append(m.requests, req)
+	if len(m.fail) > 0 {
+		f := m.fail[0]
+		m.fail = m.fail[1:]
+		f(w)
+		return step{}, false
+	}
+	if len(m.steps) == 0 {
+		return step{text: "Done."}, true
+	}
+	s := m.steps[0]
+	m.steps = m.steps[1:]
+	return s, true
+}
+
+func (m *scriptedModel) lastRequest() map[string]any {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.requests[len(m.requests)-1]
+}
+
+// newOpenAIServer serves POST /chat/completions like OpenAI does.
+func newOpenAIServer(t testing.TB, steps ...step) *scriptedModel {
+	m := &scriptedModel{steps: steps}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer sk-test" {
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
+			return
+		}
+		s, ok := m.next(w, r)
+		if !ok {
+			return
+		}
+		msg := map[string]any{"role": "assistant", "content": s.text, "refusal": nil}
+		finish := "stop"
+		if len(s.calls) > 0 {
+			var calls []map[string]any
+			for _, c := range s.calls {
+				calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": string(c.Arguments)}})
+			}
+			msg["tool_calls"] = calls
+			msg["content"] = nil
+			finish = "tool_calls"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "gpt-test",
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
+			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+		})
+	})
+	m.server = httptest.NewServer(mux)
+	t.Cleanup(m.server.Close)
+	return m
+}
+
+// newAnthropicServer serves POST /v1/messages like Anthropic does.
+func newAnthropicServer(t testing.TB, steps ...step) *scriptedModel {
+	m := &scriptedModel{steps: steps}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Api-Key") != "sk-ant-test" || r.Header.Get("Anthropic-Version") == "" {
+			w.WriteHeader(401)
+			fmt.Fprint(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
+			return
+		}
+		s, ok := m.next(w, r)
+		if !ok {
+			return
+		}
+		var content []any
+		if s.text != "" {
+			content = append(content, map[string]any{"type": "text", "text": s.text})
+		}
+		stop := "end_turn"
+		for _, c := range s.calls {
+			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": c.Arguments})
+			stop = "tool_use"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+			"content": content, "stop_reason": stop, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 200, "output_tokens": 30},
+		})
+	})
+	m.server = httptest.NewServer(mux)
+	t.Cleanup(m.server.Close)
+	return m
+}
+
+// recorder keeps what Run records.
+type recorder struct {
+	mu   sync.Mutex
+	msgs []Message
+}
+
+func (r *recorder) record(_ context.Context, m Message) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, m)
+	return nil
+}
+
+func (r *recorder) all() []Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Message(nil), r.msgs...)
+}
+
+func newTestAgent(t testing.TB, cfg Config) *Agent {
+	t.Helper()
+	if cfg.Provider == "" {
+		cfg.Provider = "openai"
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://folio.test"
+	}
+	if cfg.RetryBase == 0 {
+		cfg.RetryBase = 1
+	}
+	a, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func openAIConfig(m *scriptedModel) Config {
+	return Config{Provider: "openai", OpenAIBaseURL: m.server.URL + "/v1", OpenAIAPIKey: "sk-test"}
+}
+
+func localRun(repo, jobID string, prompts ...string) Run {
+	var hist []Message
+	for _, p := range prompts {
+		hist = append(hist, Message{Role: RoleUser, Content: p})
+	}
+	return Run{
+		JobID:   jobID,
+		Project: db.Project{ID: "proj1", Repository: repo, Ref: "main"},
+		Model:   "gpt-test",
+		Branch:  "folio/" + jobID,
+		History: hist,
+	}
+}

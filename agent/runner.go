@@ -1,0 +1,341 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/folio-docs/folio/agent/workspace"
+	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/codehost/local"
+	"github.com/folio-docs/folio/db"
+)
+
+// Defaults for a run's limits.
+const (
+	DefaultMaxSteps         = 60
+	DefaultMaxTokens        = 2_000_000
+	DefaultValidationRounds = 3
+)
+
+// Config is what the agent runtime needs from Folio's configuration.
+type Config struct {
+	Provider         string // "openai" or "anthropic"
+	OpenAIBaseURL    string
+	OpenAIAPIKey     string
+	AnthropicBaseURL string
+	AnthropicAPIKey  string
+	GitHubToken      string
+	GitHubAPIURL     string
+	// GitHubTokens, if set, replaces GitHubToken (for a GitHub App's
+	// installation tokens, see github.AppToken).
+	GitHubTokens github.TokenSource
+	BaseURL      string // FOLIO_BASE_URL, for the local review page
+	DataDir      string // workspaces go in DataDir/workspaces
+
+	MaxSteps         int   // model calls per run; DefaultMaxSteps if 0
+	MaxTokens        int64 // tokens per run; DefaultMaxTokens if 0
+	ValidationRounds int   // times problems go back to the model; DefaultValidationRounds if 0
+
+	HTTPClient *http.Client // for the model and GitHub APIs; a 10-minute-timeout client if nil
+	Log        *slog.Logger
+
+	// RetryAttempts and RetryBase tune provider retries (default 6 and 1s).
+	RetryAttempts int
+	RetryBase     time.Duration
+}
+
+// Agent is the Runner: Folio's agent runtime.
+type Agent struct {
+	cfg   Config
+	log   *slog.Logger
+	retry retryPolicy
+}
+
+var _ Runner = (*Agent)(nil)
+
+// New checks cfg and returns the runtime. Settings a project may or may not
+// need (keys, tokens) are checked per run, so one project's missing token
+// does not stop the others.
+func New(cfg Config) (*Agent, error) {
+	switch cfg.Provider {
+	case "openai", "anthropic":
+	default:
+		return nil, fmt.Errorf("agent: unknown model provider %q (want openai or anthropic)", cfg.Provider)
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("agent: a data directory is required")
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	if cfg.MaxTokens <= 0 {
+		cfg.MaxTokens = DefaultMaxTokens
+	}
+	if cfg.ValidationRounds <= 0 {
+		cfg.ValidationRounds = DefaultValidationRounds
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	a := &Agent{cfg: cfg, log: cfg.Log, retry: retryPolicy{Attempts: 6, Base: time.Second, Max: 2 * time.Minute}}
+	if cfg.RetryAttempts > 0 {
+		a.retry.Attempts = cfg.RetryAttempts
+	}
+	if cfg.RetryBase > 0 {
+		a.retry.Base = cfg.RetryBase
+	}
+	return a, nil
+}
+
+func configMissing(variable, why string) *Error {
+	return &Error{Code: "config_missing", Message: fmt.Sprintf("%s is not set; %s.", variable, why), Permanent: true}
+}
+
+// provider builds the configured model client, or says which setting is missing.
+func (a *Agent) provider(model string) (provider, error) {
+	if model == "" {
+		return nil, configMissing("FOLIO_MODEL", "the project has no model and there is no default")
+	}
+	switch a.cfg.Provider {
+	case "anthropic":
+		if a.cfg.AnthropicAPIKey == "" {
+			return nil, configMissing("FOLIO_ANTHROPIC_API_KEY", "the anthropic model provider needs an API key")
+		}
+		return newAnthropic(a.cfg.AnthropicBaseURL, a.cfg.AnthropicAPIKey, a.cfg.HTTPClient), nil
+	default:
+		// OpenAI itself needs a key; Ollama, vLLM and llama.cpp usually do not.
+		if u, err := url.Parse(a.cfg.OpenAIBaseURL); a.cfg.OpenAIAPIKey == "" && err == nil && strings.HasSuffix(u.Hostname(), "openai.com") {
+			return nil, configMissing("FOLIO_OPENAI_API_KEY", "the OpenAI API needs an API key")
+		}
+		return newOpenAI(a.cfg.OpenAIBaseURL, a.cfg.OpenAIAPIKey, a.cfg.HTTPClient), nil
+	}
+}
+
+// host picks the project's code host from its repository.
+func (a *Agent) host(p db.Project) (codehost.Host, error) {
+	kind, location, err := codehost.ParseRepository(p.Repository)
+	if err != nil {
+		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
+	}
+	if kind == codehost.KindLocal {
+		return local.New(location, a.cfg.BaseURL), nil
+	}
+	tokens := a.cfg.GitHubTokens
+	if tokens == nil {
+		if a.cfg.GitHubToken == "" {
+			return nil, configMissing("FOLIO_GITHUB_TOKEN", "the project's repository is on GitHub")
+		}
+		tokens = github.StaticToken(a.cfg.GitHubToken)
+	}
+	h, err := github.New(location, a.cfg.GitHubAPIURL, tokens, a.cfg.HTTPClient)
+	if err != nil {
+		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
+	}
+	return h, nil
+}
+
+// hostError classifies a code host failure: GitHub refusing (bad token, no
+// access) is permanent; anything else may pass on a retry.
+func hostError(code, what string, err error) error {
+	var se *github.StatusError
+	if errors.As(err, &se) {
+		return &Error{Code: code, Message: fmt.Sprintf("%s: %s", what, se.Error()), Permanent: se.Permanent(), Err: err}
+	}
+	return &Error{Code: code, Message: what + ".", Err: err}
+}
+
+// Run runs one turn of a job: the model's tool loop over a fresh checkout of
+// the job's branch, validation, then commit, push and pull request.
+func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, error) {
+	res := Result{PRLink: run.PRLink}
+	prov, err := a.provider(run.Model)
+	if err != nil {
+		return res, err
+	}
+	host, err := a.host(run.Project)
+	if err != nil {
+		return res, err
+	}
+	remote, err := host.Remote(ctx)
+	if err != nil {
+		var se *github.StatusError
+		if !errors.As(err, &se) && !strings.HasPrefix(err.Error(), "github:") {
+			// A local path that is not a repository will not become one.
+			return res, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
+		}
+		return res, hostError("repository_error", "The repository could not be reached on GitHub", err)
+	}
+	ws, err := workspace.Open(ctx, filepath.Join(a.cfg.DataDir, "workspaces"), remote.URL, remote.Env, run.Project.Ref, run.Branch)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		return res, &Error{Code: "repository_error", Message: fmt.Sprintf("The repository could not be checked out at %q.", run.Project.Ref), Err: err}
+	}
+	defer ws.Close()
+	co, err := openCheckout(ws.Dir)
+	if err != nil {
+		return res, err
+	}
+	defer co.Close()
+
+	msgs, problems, err := a.loop(ctx, prov, co, ws, run, record, &res)
+	if err != nil {
+		return res, err
+	}
+	return a.publish(ctx, host, ws, run, msgs, problems, res)
+}
+
+// loop is the conversation with the model until it stops calling tools and
+// its changes pass validation (or the validation rounds run out). It returns
+// the whole conversation and the problems left.
+func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []string, error) {
+	instructions, from := readInstructions(co)
+	system := systemPrompt(instructions, from)
+	msgs := append([]Message(nil), run.History...)
+	say := func(m Message) error {
+		m.CreatedAt = time.Now().UTC()
+		msgs = append(msgs, m)
+		if err := record(ctx, m); err != nil {
+			return fmt.Errorf("agent: unable to record a message: %w", err)
+		}
+		return nil
+	}
+	// Tool calls left unanswered (a run stopped between the reply and its
+	// results) would make providers refuse the conversation.
+	for _, tc := range unanswered(msgs) {
+		if err := say(Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, IsError: true, Content: "not run: the previous attempt stopped before this call ran"}); err != nil {
+			return nil, nil, err
+		}
+	}
+	rounds := 0
+	for {
+		if res.Steps >= a.cfg.MaxSteps {
+			return nil, nil, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The run reached its limit of %d model calls.", a.cfg.MaxSteps), Permanent: true}
+		}
+		reply, err := completeWithRetry(ctx, prov, a.retry, modelRequest{Model: run.Model, System: system, Messages: msgs, Tools: toolSpecs})
+		if err != nil {
+			return nil, nil, err
+		}
+		res.Steps++
+		res.Tokens += reply.Tokens
+		if err := say(Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls}); err != nil {
+			return nil, nil, err
+		}
+		if res.Tokens > a.cfg.MaxTokens {
+			return nil, nil, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The run used %d tokens, over its budget of %d.", res.Tokens, a.cfg.MaxTokens), Permanent: true}
+		}
+		for _, tc := range reply.ToolCalls {
+			out, err := co.call(tc.Name, tc.Arguments)
+			var te *toolError
+			isErr := errors.As(err, &te)
+			if err != nil && !isErr {
+				return nil, nil, fmt.Errorf("agent: tool %s failed: %w", tc.Name, err)
+			}
+			if isErr {
+				out = te.msg
+			}
+			if err := say(Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: out, IsError: isErr}); err != nil {
+				return nil, nil, err
+			}
+		}
+		if len(reply.ToolCalls) > 0 {
+			continue
+		}
+		changes, err := ws.Changes(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		problems := validate(ws.Dir, changes)
+		if len(problems) == 0 || rounds >= a.cfg.ValidationRounds {
+			return msgs, problems, nil
+		}
+		rounds++
+		note := validationNote + "\n- " + strings.Join(problems, "\n- ")
+		if err := say(Message{Role: RoleUser, Content: note}); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// unanswered lists the tool calls of the last assistant message that have
+// no result after them.
+func unanswered(msgs []Message) []ToolCall {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != RoleAssistant {
+			continue
+		}
+		answered := map[string]bool{}
+		for _, m := range msgs[i+1:] {
+			if m.Role == RoleTool {
+				answered[m.ToolCallID] = true
+			}
+		}
+		var open []ToolCall
+		for _, tc := range msgs[i].ToolCalls {
+			if !answered[tc.ID] {
+				open = append(open, tc)
+			}
+		}
+		return open
+	}
+	return nil
+}
+
+// publish commits the turn's changes, pushes the branch and opens or updates
+// the pull request.
+func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []string, res Result) (Result, error) {
+	changes, err := ws.Changes(ctx)
+	if err != nil {
+		return res, err
+	}
+	prompts := userPrompts(msgs)
+	latest := ""
+	if len(prompts) > 0 {
+		latest = prompts[len(prompts)-1]
+	}
+	changed, err := ws.Commit(ctx, commitMessage(run.JobID, latest, changes))
+	if err != nil {
+		return res, err
+	}
+	res.Changed = changed
+	if changed {
+		if err := ws.Push(ctx); err != nil {
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			return res, hostError("repository_error", "The branch could not be pushed", err)
+		}
+	}
+	// Publish when this turn changed something, or when an earlier turn's
+	// commits never got their pull request.
+	if !changed && (run.PRLink != "" || !ws.Continued) {
+		a.log.Info("agent: run finished", "job", run.JobID, "steps", res.Steps, "tokens", res.Tokens, "changed", false)
+		return res, nil
+	}
+	link, err := host.Publish(ctx, codehost.PullRequest{
+		ProjectID: run.Project.ID, JobID: run.JobID, Branch: run.Branch, Base: run.Project.Ref,
+		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, finalAnswer(msgs), changes, problems),
+		Draft: run.Project.DraftPRs,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		return res, hostError("pull_request_error", "The pull request could not be opened or updated", err)
+	}
+	res.PRLink = link
+	a.log.Info("agent: run finished", "job", run.JobID, "steps", res.Steps, "tokens", res.Tokens, "changed", changed, "problems", len(problems))
+	return res, nil
+}

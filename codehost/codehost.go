@@ -1,0 +1,67 @@
+// Package codehost is where an agent run's branch goes and where its pull
+// request lives: GitHub (package codehost/github) or a local git repository
+// reviewed in Folio itself (package codehost/local).
+package codehost
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Host is a project's code host.
+type Host interface {
+	// Remote is the repository to clone from and push to.
+	Remote(ctx context.Context) (Remote, error)
+	// Publish opens the branch's pull request, or updates the one that
+	// exists, and returns its link.
+	Publish(ctx context.Context, pr PullRequest) (string, error)
+}
+
+// Remote is a git URL and the environment git needs to reach it (for
+// example credentials as GIT_CONFIG_* pairs). Env is secret: never log it.
+type Remote struct {
+	URL string
+	Env []string
+}
+
+// PullRequest is what an agent run asks the host to open or update.
+type PullRequest struct {
+	ProjectID string
+	JobID     string
+	Branch    string // folio/<job id>
+	Base      string // the project's ref
+	Title     string
+	Body      string
+	Draft     bool
+}
+
+// Repository kinds.
+const (
+	KindGitHub = "github"
+	KindLocal  = "local"
+)
+
+var ownerName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+// ParseRepository tells a project's REPO apart (CONTRACT §7): owner/name on
+// GitHub, or a local repository as an absolute path or a file:// URL, in which
+// case location is the path.
+func ParseRepository(repo string) (kind, location string, err error) {
+	switch {
+	case strings.HasPrefix(repo, "file://"):
+		u, err := url.Parse(repo)
+		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+			return "", "", fmt.Errorf("repository %q is not a valid file:// URL", repo)
+		}
+		return KindLocal, filepath.Clean(u.Path), nil
+	case filepath.IsAbs(repo):
+		return KindLocal, filepath.Clean(repo), nil
+	case ownerName.MatchString(repo) && !strings.HasSuffix(repo, "/.") && !strings.HasSuffix(repo, "/.."):
+		return KindGitHub, strings.TrimSuffix(repo, ".git"), nil
+	}
+	return "", "", fmt.Errorf("repository %q is neither owner/name on GitHub nor an absolute path or file:// URL", repo)
+}

@@ -1,0 +1,147 @@
+// Package github is the GitHub code host: clone and push over HTTPS with a
+// token, and open or update the job's pull request through the REST API
+// (github.com or GitHub Enterprise).
+package github
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	gh "github.com/google/go-github/v62/github"
+
+	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/internal/git"
+)
+
+// TokenSource hands out the token for API calls and git over HTTPS: a
+// personal or fine-grained token (StaticToken) or a GitHub App's
+// installation token (AppToken).
+type TokenSource interface {
+	Token(ctx context.Context) (string, error)
+}
+
+// StaticToken is a token that does not change (FOLIO_GITHUB_TOKEN).
+type StaticToken string
+
+func (t StaticToken) Token(context.Context) (string, error) { return string(t), nil }
+
+// Host is one repository on GitHub.
+type Host struct {
+	owner, name string
+	apiURL      *url.URL
+	tokens      TokenSource
+	httpClient  *http.Client
+}
+
+// New serves the repository "owner/name" through the API at apiURL
+// (https://api.github.com/ or an Enterprise https://host/api/v3/).
+func New(repo, apiURL string, tokens TokenSource, httpClient *http.Client) (*Host, error) {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" {
+		return nil, fmt.Errorf("github: repository %q is not owner/name", repo)
+	}
+	u, err := url.Parse(apiURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("github: API URL %q is not an absolute URL", apiURL)
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	return &Host{owner: owner, name: name, apiURL: u, tokens: tokens, httpClient: httpClient}, nil
+}
+
+func (h *Host) client(ctx context.Context) (*gh.Client, string, error) {
+	token, err := h.tokens.Token(ctx)
+	if err != nil {
+		return nil, "", fmt.Errorf("github: unable to get a token: %w", err)
+	}
+	c := gh.NewClient(h.httpClient).WithAuthToken(token)
+	c.BaseURL = h.apiURL
+	return c, token, nil
+}
+
+// Remote is the repository's HTTPS clone URL, with the token passed to git
+// as a header through the environment, never in the URL or argv.
+func (h *Host) Remote(ctx context.Context) (codehost.Remote, error) {
+	c, token, err := h.client(ctx)
+	if err != nil {
+		return codehost.Remote{}, err
+	}
+	repo, _, err := c.Repositories.Get(ctx, h.owner, h.name)
+	if err != nil {
+		return codehost.Remote{}, fmt.Errorf("github: unable to get repository %s/%s: %w", h.owner, h.name, apiError(err))
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token))
+	return codehost.Remote{URL: repo.GetCloneURL(), Env: git.AuthEnv("Authorization: Basic " + basic)}, nil
+}
+
+// Publish updates the branch's open pull request, or opens one.
+func (h *Host) Publish(ctx context.Context, pr codehost.PullRequest) (string, error) {
+	c, _, err := h.client(ctx)
+	if err != nil {
+		return "", err
+	}
+	open, _, err := c.PullRequests.List(ctx, h.owner, h.name, &gh.PullRequestListOptions{
+		State: "open", Head: h.owner + ":" + pr.Branch, Base: pr.Base,
+	})
+	if err != nil {
+		return "", fmt.Errorf("github: unable to look for the pull request of %s: %w", pr.Branch, apiError(err))
+	}
+	if len(open) > 0 {
+		existing := open[0]
+		// The title stays as the reviewers first saw it; the body tracks the conversation.
+		updated, _, err := c.PullRequests.Edit(ctx, h.owner, h.name, existing.GetNumber(), &gh.PullRequest{Body: gh.String(pr.Body)})
+		if err != nil {
+			return "", fmt.Errorf("github: unable to update pull request #%d: %w", existing.GetNumber(), apiError(err))
+		}
+		return updated.GetHTMLURL(), nil
+	}
+	created, _, err := c.PullRequests.Create(ctx, h.owner, h.name, &gh.NewPullRequest{
+		Title: gh.String(pr.Title), Head: gh.String(pr.Branch), Base: gh.String(pr.Base),
+		Body: gh.String(pr.Body), Draft: gh.Bool(pr.Draft), MaintainerCanModify: gh.Bool(true),
+	})
+	if err != nil {
+		return "", fmt.Errorf("github: unable to open a pull request for %s: %w", pr.Branch, apiError(err))
+	}
+	return created.GetHTMLURL(), nil
+}
+
+// apiError keeps GitHub's message and drops the request (whose URL is
+// harmless but whose dump could carry headers).
+func apiError(err error) error {
+	var e *gh.ErrorResponse
+	if errors.As(err, &e) && e.Response != nil {
+		msg := e.Message
+		for _, d := range e.Errors {
+			if d.Message != "" {
+				msg += "; " + d.Message
+			}
+		}
+		return &StatusError{Status: e.Response.StatusCode, Message: msg}
+	}
+	return err
+}
+
+// StatusError is GitHub refusing a request.
+type StatusError struct {
+	Status  int
+	Message string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("GitHub answered %d: %s", e.Status, e.Message)
+}
+
+// Permanent reports whether retrying cannot help (bad token, no access, no
+// such repository, a refused pull request), as opposed to 429 and 5xx.
+func (e *StatusError) Permanent() bool {
+	return e.Status >= 400 && e.Status < 500 && e.Status != http.StatusTooManyRequests && e.Status != http.StatusRequestTimeout
+}

@@ -1,0 +1,62 @@
+package github
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	gh "github.com/google/go-github/v62/github"
+)
+
+// ErrBadSignature means a webhook delivery is not signed with our secret.
+var ErrBadSignature = errors.New("github: webhook signature does not match")
+
+// ClosedPullRequest is a pull request of a Folio job that was merged or
+// closed on GitHub.
+type ClosedPullRequest struct {
+	JobID      string
+	Repository string // owner/name
+	Merged     bool
+}
+
+// ParseWebhook verifies a delivery's X-Hub-Signature-256 against secret
+// (in constant time) and, if it reports a closed pull request whose head
+// branch is folio/<job id>, returns it; other events give nil.
+func ParseWebhook(r *http.Request, secret string) (*ClosedPullRequest, error) {
+	if secret == "" {
+		return nil, ErrBadSignature
+	}
+	signature := r.Header.Get(gh.SHA256SignatureHeader) // never the SHA-1 header
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, fmt.Errorf("github: unable to read the webhook delivery: %w", err)
+	}
+	if signature == "" || gh.ValidateSignature(signature, body, []byte(secret)) != nil {
+		return nil, ErrBadSignature
+	}
+	contentType, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	payload, err := gh.ValidatePayloadFromBody(contentType, bytes.NewReader(body), signature, []byte(secret))
+	if err != nil {
+		return nil, fmt.Errorf("github: unable to read the webhook delivery: %w", err)
+	}
+	if gh.WebHookType(r) != "pull_request" {
+		return nil, nil
+	}
+	event, err := gh.ParseWebHook("pull_request", payload)
+	if err != nil {
+		return nil, fmt.Errorf("github: unable to parse the pull_request event: %w", err)
+	}
+	pr, ok := event.(*gh.PullRequestEvent)
+	if !ok || pr.GetAction() != "closed" {
+		return nil, nil
+	}
+	jobID, ok := strings.CutPrefix(pr.GetPullRequest().GetHead().GetRef(), "folio/")
+	if !ok || jobID == "" || strings.Contains(jobID, "/") {
+		return nil, nil
+	}
+	return &ClosedPullRequest{JobID: jobID, Repository: pr.GetRepo().GetFullName(), Merged: pr.GetPullRequest().GetMerged()}, nil
+}

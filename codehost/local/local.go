@@ -1,0 +1,119 @@
+// Package local is the embedded code host that needs no account: the
+// project's repository is a git repository on this machine, the agent's
+// branch is pushed to it, and the "pull request" is Folio's own review page
+// of the branch, where an admin sees the diff and merges it into the ref.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/internal/git"
+)
+
+// Host is one local repository.
+type Host struct {
+	path    string
+	baseURL string
+}
+
+// New serves the repository at path; baseURL is FOLIO_BASE_URL, for links.
+func New(path, baseURL string) *Host {
+	return &Host{path: path, baseURL: strings.TrimRight(baseURL, "/")}
+}
+
+// Remote is the repository itself, after checking it is one.
+func (h *Host) Remote(ctx context.Context) (codehost.Remote, error) {
+	if _, err := git.Run(ctx, h.path, nil, "rev-parse", "--git-dir"); err != nil {
+		return codehost.Remote{}, fmt.Errorf("local: %s is not a git repository: %w", h.path, err)
+	}
+	return codehost.Remote{URL: h.path}, nil
+}
+
+// Publish has nothing to open: the branch is already pushed, and its review
+// page is the pull request.
+func (h *Host) Publish(_ context.Context, pr codehost.PullRequest) (string, error) {
+	return ChangesLink(h.baseURL, pr.ProjectID, pr.JobID), nil
+}
+
+// ChangesLink is the review page of a job's branch (CONTRACT §7).
+func ChangesLink(baseURL, projectID, jobID string) string {
+	return strings.TrimRight(baseURL, "/") + "/projects/" + url.PathEscape(projectID) + "/jobs/" + url.PathEscape(jobID) + "/changes"
+}
+
+// Diff is the branch's change against ref since they parted, as a unified
+// diff: what merging the branch would bring.
+func Diff(ctx context.Context, repoPath, ref, branch string) (string, error) {
+	out, err := git.Run(ctx, repoPath, nil, "diff", "--no-color", "--no-ext-diff", "refs/heads/"+ref+"...refs/heads/"+branch, "--")
+	if err != nil {
+		return "", fmt.Errorf("local: unable to diff %s against %s: %w", branch, ref, err)
+	}
+	return out, nil
+}
+
+// ErrMergeConflict means the branch and the ref changed the same lines.
+var ErrMergeConflict = errors.New("local: the branch conflicts with the ref")
+
+// MergeResult is what Merge did.
+type MergeResult struct {
+	Commit        string // the ref's new head
+	FastForward   bool
+	AlreadyMerged bool
+}
+
+// Merge brings branch into ref: a fast-forward when ref has not moved,
+// otherwise a merge commit. The ref is updated only if it still points where
+// it did, so a concurrent push is never lost. If ref is checked out in a
+// non-bare repository, its working tree is updated too (and git refuses if
+// local edits are in the way).
+func Merge(ctx context.Context, repoPath, ref, branch string) (MergeResult, error) {
+	run := func(args ...string) (string, error) {
+		out, err := git.Run(ctx, repoPath, nil, args...)
+		return strings.TrimSpace(out), err
+	}
+	old, err := run("rev-parse", "--verify", "refs/heads/"+ref+"^{commit}")
+	if err != nil {
+		return MergeResult{}, fmt.Errorf("local: unable to find ref %s: %w", ref, err)
+	}
+	tip, err := run("rev-parse", "--verify", "refs/heads/"+branch+"^{commit}")
+	if err != nil {
+		return MergeResult{}, fmt.Errorf("local: unable to find branch %s: %w", branch, err)
+	}
+	if _, err := run("merge-base", "--is-ancestor", tip, old); err == nil {
+		return MergeResult{Commit: old, AlreadyMerged: true}, nil
+	}
+	res := MergeResult{Commit: tip, FastForward: true}
+	if _, err := run("merge-base", "--is-ancestor", old, tip); err != nil {
+		tree, err := run("merge-tree", "--write-tree", "--no-messages", old, tip)
+		if err != nil {
+			var gerr *git.Error
+			if errors.As(err, &gerr) && gerr.ExitCode() == 1 {
+				return MergeResult{}, ErrMergeConflict
+			}
+			return MergeResult{}, fmt.Errorf("local: unable to merge %s into %s: %w", branch, ref, err)
+		}
+		tree = strings.SplitN(tree, "\n", 2)[0]
+		commit, err := run("commit-tree", tree, "-p", old, "-p", tip, "-m", fmt.Sprintf("Merge branch '%s' into %s", branch, ref))
+		if err != nil {
+			return MergeResult{}, fmt.Errorf("local: unable to write the merge commit: %w", err)
+		}
+		res = MergeResult{Commit: commit}
+	}
+	bare, _ := run("rev-parse", "--is-bare-repository")
+	head, _ := run("symbolic-ref", "--quiet", "HEAD")
+	if bare != "true" && head == "refs/heads/"+ref {
+		// The new head descends from the old one, so this only fast-forwards.
+		if _, err := run("merge", "--quiet", "--ff-only", res.Commit); err != nil {
+			return MergeResult{}, fmt.Errorf("local: unable to update the checked-out %s: %w", ref, err)
+		}
+		return res, nil
+	}
+	if _, err := run("update-ref", "-m", "folio: merge "+branch, "refs/heads/"+ref, res.Commit, old); err != nil {
+		return MergeResult{}, fmt.Errorf("local: unable to update %s: %w", ref, err)
+	}
+	return res, nil
+}

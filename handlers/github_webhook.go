@@ -1,0 +1,61 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/db"
+)
+
+// maxWebhookBytes is GitHub's own cap on a delivery.
+const maxWebhookBytes = 25 << 20
+
+// JobArchiver archives a job whose pull request was merged or closed on
+// GitHub. repository is the delivery's owner/name, so the implementation can
+// check the job's project really is that repository. A job that does not
+// exist is db.ErrNotFound.
+type JobArchiver interface {
+	ArchiveForPullRequest(ctx context.Context, jobID, repository string) error
+}
+
+// GitHubWebhook serves POST /webhooks/github: deliveries signed with secret
+// (X-Hub-Signature-256); a closed or merged pull request of a folio/<job id>
+// branch archives that job. Other events are acknowledged and ignored, as
+// GitHub expects a 2xx for every delivery it should not retry.
+func GitHubWebhook(secret string, jobs JobArchiver) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if secret == "" {
+			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "GitHub webhooks are not configured (FOLIO_GITHUB_WEBHOOK_SECRET)."))
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxWebhookBytes)
+		closed, err := github.ParseWebhook(r, secret)
+		switch {
+		case errors.Is(err, github.ErrBadSignature):
+			WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "The delivery's X-Hub-Signature-256 does not match the webhook secret."))
+			return
+		case err != nil:
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				WriteError(w, r, NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The delivery is too large."))
+				return
+			}
+			WriteError(w, r, Invalid(err.Error()))
+			return
+		case closed == nil:
+			writeJSON(w, http.StatusOK, map[string]any{"ignored": true})
+			return
+		}
+		if err := jobs.ArchiveForPullRequest(r.Context(), closed.JobID, closed.Repository); err != nil {
+			if errors.Is(err, db.ErrNotFound) {
+				writeJSON(w, http.StatusOK, map[string]any{"ignored": true})
+				return
+			}
+			writeInternal(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"archived": closed.JobID, "merged": closed.Merged})
+	})
+}
