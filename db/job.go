@@ -131,6 +131,20 @@ func (d *DB) JobByID(ctx context.Context, projectID, id string) (Job, error) {
 	return j, nil
 }
 
+// JobProjectID is the project a job belongs to, for callers that know only
+// the job (a code host's webhook).
+func (d *DB) JobProjectID(ctx context.Context, id string) (string, error) {
+	var pid string
+	err := d.r.QueryRowContext(ctx, `/* DB.JobProjectID */ SELECT project_id FROM jobs WHERE id = ?`, id).Scan(&pid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("db: unable to fetch job %s: %w", id, err)
+	}
+	return pid, nil
+}
+
 // ListJobs lists a project's jobs newest first, optionally of one status,
 // and reports whether more exist past offset+limit.
 func (d *DB) ListJobs(ctx context.Context, projectID, status string, limit, offset int) ([]Job, bool, error) {

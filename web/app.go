@@ -22,8 +22,8 @@ type app struct {
 	db   *db.DB
 	rdb  *redis.Client
 	keys *auth.Keys
-	// runner runs agent turns; nil until the agent is wired, in which case
-	// jobs wait in the agent queue (see startWorker) rather than fail.
+	// runner runs agent turns. Without one (a process that does not run
+	// jobs) the worker leaves the agent queue alone rather than fail jobs.
 	runner    agent.Runner
 	queue     *tasks.Queue
 	jobs      *jobs.Service
@@ -66,6 +66,10 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 	if withRedis {
 		opt, _ := redis.ParseURL(cfg.RedisURL) // validated by loadConfig
 		a.rdb = redis.NewClient(opt)
+		if a.runner, err = a.newRunner(); err != nil {
+			a.Close()
+			return nil, err
+		}
 	}
 	if err := a.assemble(a.jobsConfig()); err != nil {
 		a.Close()

@@ -34,6 +34,11 @@ func (a *app) router() *mux.Router {
 	a.analyticsRoutes(analytics)
 	a.trackerRoutes(r)
 
+	if a.jobs != nil {
+		// GitHub says when a job's pull request is merged or closed: the job is archived.
+		r.Handle("/webhooks/github", handlers.GitHubWebhook(a.cfg.GitHubWebhookSecret, a.jobs)).Methods(http.MethodPost) // caps its own body: deliveries reach 25 MiB
+	}
+
 	a.dashboardRoutes(r)
 
 	return r
