@@ -8,7 +8,8 @@ import (
 )
 
 // Job is a job as the API and webhooks show it: the seed's fields, with
-// prLink and archivedAt null when empty, plus updatedAt, branch and error.
+// prLink and archivedAt null when empty (and prLink null while active),
+// plus updatedAt, branch and error.
 type Job struct {
 	ID         string     `json:"id"`
 	Status     string     `json:"status"`
@@ -40,7 +41,9 @@ func View(j db.Job) Job {
 		ID: j.ID, Status: j.Status, Source: Source{j.Repository, j.Ref}, Model: j.Model,
 		CreatedAt: j.CreatedAt.UTC(), ArchivedAt: j.ArchivedAt, UpdatedAt: j.UpdatedAt.UTC(), Branch: j.Branch,
 	}
-	if j.PRLink != "" {
+	// The seed: prLink is null while the job is active. The stored link is
+	// never cleared, so it shows again once a follow-up's turn ends.
+	if j.PRLink != "" && j.Status != db.JobActive {
 		v.PRLink = &j.PRLink
 	}
 	if j.Status == db.JobFailed && j.ErrorCode != "" {

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/codehost/local"
+	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/jobs"
+)
+
+// withModel gives the app the real agent runtime, talking to a scripted
+// OpenAI-compatible server, with its workspaces in a temporary directory.
+func withModel(t testing.TB, m *testenv.ModelServer) serverOption {
+	return func(a *app, _ *jobs.Config) {
+		a.cfg.ModelProvider, a.cfg.OpenAIBaseURL, a.cfg.OpenAIAPIKey, a.cfg.DataDir = "openai", m.URL, m.APIKey, t.TempDir()
+		r, err := a.newRunner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.runner = r
+	}
+}
+
+// newDocsRepo makes a non-bare git repository holding a small docs site on
+// main, as a team keeps one on a server, and returns its path.
+func newDocsRepo(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "docs")
+	files := map[string]string{
+		"docs.json":   `{"name":"Acme","navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
+		"index.mdx":   "---\ntitle: Welcome\n---\n\nHello.\n",
+		"AGENTS.md":   "Write in plain English.\n",
+		"notes/.keep": "",
+	}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, dir, "init", "--quiet", "--initial-branch=main")
+	git(t, dir, "add", "--all")
+	git(t, dir, "commit", "--quiet", "-m", "initial docs")
+	return dir
+}
+
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// pollJob polls the job the way the seed's clients do, until it leaves active.
+func (s *testServer) pollJob(id string) jobJSON {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var j jobJSON
+		s.expect(200, "GET", "/v2/agent/{p}/job/"+id, "", &j)
+		if j.Status != "active" {
+			return j
+		}
+		if j.PRLink != nil {
+			s.t.Fatalf("prLink %q while active", *j.PRLink)
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("job %s still active after 30s", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+type jobJSON struct {
+	ID     string  `json:"id"`
+	Status string  `json:"status"`
+	PRLink *string `json:"prLink"`
+	Branch string  `json:"branch"`
+	Error  *struct {
+		Code, Message string
+	} `json:"error"`
+}
+
+func TestJobEndToEndOnALocalRepository(t *testing.T) {
+	model := testenv.NewModelServer(t, nil)
+	s := newTestServer(t, withModel(t, model))
+	repo := newDocsRepo(t)
+	p := s.project
+	p.Repository = repo
+	if _, err := s.app.db.UpdateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+
+	var created jobJSON
+	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Explain how to rotate API keys."}`, &created)
+	if created.Status != "active" || created.PRLink != nil {
+		t.Fatalf("create answered %+v, want active with prLink null", created)
+	}
+	done := s.pollJob(created.ID)
+	wantLink := s.app.cfg.BaseURL + "/projects/" + p.ID + "/jobs/" + created.ID + "/changes"
+	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
+		t.Fatalf("job ended %+v, want completed with prLink %s", done, wantLink)
+	}
+	branch := "folio/" + created.ID
+	if got := git(t, repo, "show", branch+":notes/1.md"); !strings.Contains(got, "rotate API keys") {
+		t.Fatalf("notes/1.md on %s is %q", branch, got)
+	}
+	if git(t, repo, "rev-parse", "main") == git(t, repo, "rev-parse", branch) {
+		t.Fatal("the agent's change landed on main")
+	}
+
+	var conv struct {
+		Messages []struct{ Role, Content string } `json:"messages"`
+	}
+	s.expect(200, "GET", "/v2/agent/{p}/job/"+created.ID+"/messages", "", &conv)
+	var roles []string
+	for _, m := range conv.Messages {
+		roles = append(roles, m.Role)
+	}
+	if strings.Join(roles, ",") != "user,assistant,tool,assistant" {
+		t.Fatalf("conversation roles %v, want user,assistant,tool,assistant", roles)
+	}
+
+	// A follow-up continues on the same branch and keeps the same link.
+	var again jobJSON
+	s.expect(200, "POST", "/v2/agent/{p}/job/"+created.ID+"/message", `{"prompt":"Also cover expiry."}`, &again)
+	if again.Status != "active" || again.PRLink != nil {
+		t.Fatalf("follow-up answered %+v, want active with prLink null (the seed: null while active)", again)
+	}
+	done = s.pollJob(created.ID)
+	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
+		t.Fatalf("after the follow-up: %+v", done)
+	}
+	if got := git(t, repo, "show", branch+":notes/2.md"); !strings.Contains(got, "Also cover expiry.") {
+		t.Fatalf("notes/2.md on %s is %q", branch, got)
+	}
+	if n := git(t, repo, "rev-list", "--count", "main.."+branch); n != "2" {
+		t.Fatalf("%s commits on %s past main, want 2 (one a turn)", n, branch)
+	}
+
+	// The review page's merge puts the change on main.
+	diff, err := local.Diff(context.Background(), repo, "main", branch)
+	if err != nil || !strings.Contains(diff, "notes/2.md") {
+		t.Fatalf("diff: %v\n%s", err, diff)
+	}
+	if _, err := local.Merge(context.Background(), repo, "main", branch); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, repo, "show", "main:notes/1.md"); !strings.Contains(got, "rotate API keys") {
+		t.Fatal("merge did not bring the change to main")
+	}
+}
+
+func TestJobFailsWhenTheModelRefusesTheKey(t *testing.T) {
+	model := testenv.NewModelServer(t, nil)
+	s := newTestServer(t, withModel(t, &testenv.ModelServer{URL: model.URL, APIKey: "sk-wrong"}))
+	p := s.project
+	p.Repository = newDocsRepo(t)
+	s.app.db.UpdateProject(context.Background(), p)
+
+	var created jobJSON
+	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Anything."}`, &created)
+	done := s.pollJob(created.ID)
+	if done.Status != "failed" || done.Error == nil || !strings.Contains(done.Error.Message, "Incorrect API key") {
+		t.Fatalf("job ended %+v, want failed with the provider's message", done)
+	}
+}
