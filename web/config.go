@@ -75,11 +75,20 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if err := checkURL(c.BaseURL, "http", "https"); err != nil {
 		return c, &configError{"FOLIO_BASE_URL", c.BaseURL, err.Error()}
 	}
-	c.DBPath = get("FOLIO_DB", filepath.Join(c.DataDir, "folio.db"))
+	// Absolute from here on: workspaces run git in other directories.
+	dataDir, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return c, &configError{"FOLIO_DATA_DIR", c.DataDir, "want a directory path"}
+	}
+	c.DataDir = dataDir
+	if c.DBPath, err = filepath.Abs(get("FOLIO_DB", filepath.Join(c.DataDir, "folio.db"))); err != nil {
+		return c, &configError{"FOLIO_DB", getenv("FOLIO_DB"), "want a file path"}
+	}
+	var worker bool
 	if _, err := redis.ParseURL(c.RedisURL); err != nil {
 		return c, &configError{"FOLIO_REDIS_URL", redactURL(c.RedisURL), "want redis://[user:password@]host:port/db"}
 	}
-	worker, err := strconv.ParseBool(get("FOLIO_WORKER", "true"))
+	worker, err = strconv.ParseBool(get("FOLIO_WORKER", "true"))
 	if err != nil {
 		return c, &configError{"FOLIO_WORKER", getenv("FOLIO_WORKER"), "want true or false"}
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +13,11 @@ func TestConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Addr != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" || c.DBPath != "data/folio.db" ||
+	wd, _ := os.Getwd()
+	if c.DataDir != filepath.Join(wd, "data") || c.DBPath != filepath.Join(wd, "data", "folio.db") {
+		t.Fatalf("data dir %q and db %q: want ./data made absolute", c.DataDir, c.DBPath)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" ||
 		c.RedisURL != "redis://127.0.0.1:6379/0" || !c.Worker || c.ModelProvider != "openai" || c.Model == "" ||
 		c.JobTimeout != 30*time.Minute || c.Signup != "invite" {
 		t.Fatalf("defaults: %+v", c)
