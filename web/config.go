@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/folio-docs/folio/codehost/github"
 )
 
 // Config is everything Folio reads from its environment (CONTRACT §1).
@@ -29,9 +32,13 @@ type Config struct {
 	GitHubToken         string
 	GitHubAPIURL        string
 	GitHubWebhookSecret string
-	JobTimeout          time.Duration
-	Signup              string
-	LogFormat           string
+	// A GitHub App instead of a token: all three or none.
+	GitHubAppID             int64
+	GitHubAppInstallationID int64
+	GitHubAppPrivateKey     []byte // PEM, read from FOLIO_GITHUB_APP_PRIVATE_KEY_FILE
+	JobTimeout              time.Duration
+	Signup                  string
+	LogFormat               string
 }
 
 // configError names the variable at fault; main prints it as one line.
@@ -103,6 +110,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			return c, &configError{name, v, err.Error()}
 		}
 	}
+	if err := loadGitHubApp(&c, getenv); err != nil {
+		return c, err
+	}
 	timeout := get("FOLIO_JOB_TIMEOUT", "30m")
 	if c.JobTimeout, err = time.ParseDuration(timeout); err != nil || c.JobTimeout <= 0 {
 		return c, &configError{"FOLIO_JOB_TIMEOUT", timeout, "want a positive duration, for example 30m"}
@@ -118,6 +128,29 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, &configError{"FOLIO_LOG_FORMAT", c.LogFormat, "want text or json"}
 	}
 	return c, nil
+}
+
+// loadGitHubApp reads a GitHub App's identity, if one is configured: its id,
+// its installation's id, and its private key file.
+func loadGitHubApp(c *Config, getenv func(string) string) error {
+	id, inst, keyFile := strings.TrimSpace(getenv("FOLIO_GITHUB_APP_ID")), strings.TrimSpace(getenv("FOLIO_GITHUB_APP_INSTALLATION_ID")), strings.TrimSpace(getenv("FOLIO_GITHUB_APP_PRIVATE_KEY_FILE"))
+	if id == "" && inst == "" && keyFile == "" {
+		return nil
+	}
+	var err error
+	if c.GitHubAppID, err = strconv.ParseInt(id, 10, 64); err != nil || c.GitHubAppID <= 0 {
+		return &configError{"FOLIO_GITHUB_APP_ID", id, "want the app's numeric id (with FOLIO_GITHUB_APP_INSTALLATION_ID and FOLIO_GITHUB_APP_PRIVATE_KEY_FILE)"}
+	}
+	if c.GitHubAppInstallationID, err = strconv.ParseInt(inst, 10, 64); err != nil || c.GitHubAppInstallationID <= 0 {
+		return &configError{"FOLIO_GITHUB_APP_INSTALLATION_ID", inst, "want the installation's numeric id"}
+	}
+	if c.GitHubAppPrivateKey, err = os.ReadFile(keyFile); err != nil {
+		return &configError{"FOLIO_GITHUB_APP_PRIVATE_KEY_FILE", keyFile, "want a readable PEM file: " + err.Error()}
+	}
+	if _, err := github.ParsePrivateKey(c.GitHubAppPrivateKey); err != nil {
+		return &configError{"FOLIO_GITHUB_APP_PRIVATE_KEY_FILE", keyFile, err.Error()}
+	}
+	return nil
 }
 
 func checkURL(raw string, schemes ...string) error {

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,17 +30,19 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigNamesTheBadVariable(t *testing.T) {
 	for name, value := range map[string]string{
-		"FOLIO_ADDR":               "8080",
-		"FOLIO_BASE_URL":           "folio.example",
-		"FOLIO_REDIS_URL":          "http://localhost",
-		"FOLIO_WORKER":             "maybe",
-		"FOLIO_MODEL_PROVIDER":     "gemini",
-		"FOLIO_OPENAI_BASE_URL":    "not a url",
-		"FOLIO_ANTHROPIC_BASE_URL": "ftp://x",
-		"FOLIO_GITHUB_API_URL":     "::",
-		"FOLIO_JOB_TIMEOUT":        "-5m",
-		"FOLIO_SIGNUP":             "sometimes",
-		"FOLIO_LOG_FORMAT":         "xml",
+		"FOLIO_ADDR":                        "8080",
+		"FOLIO_BASE_URL":                    "folio.example",
+		"FOLIO_REDIS_URL":                   "http://localhost",
+		"FOLIO_WORKER":                      "maybe",
+		"FOLIO_MODEL_PROVIDER":              "gemini",
+		"FOLIO_OPENAI_BASE_URL":             "not a url",
+		"FOLIO_ANTHROPIC_BASE_URL":          "ftp://x",
+		"FOLIO_GITHUB_API_URL":              "::",
+		"FOLIO_JOB_TIMEOUT":                 "-5m",
+		"FOLIO_SIGNUP":                      "sometimes",
+		"FOLIO_LOG_FORMAT":                  "xml",
+		"FOLIO_GITHUB_APP_ID":               "twelve",
+		"FOLIO_GITHUB_APP_PRIVATE_KEY_FILE": "/nonexistent.pem",
 	} {
 		t.Run(name, func(t *testing.T) {
 			te := newTestEnv(t)
@@ -62,5 +68,23 @@ func TestConfigRedactsRedisPassword(t *testing.T) {
 	_, _, errs := te.folio(t, "", "migrate")
 	if strings.Contains(errs, "hunter2") {
 		t.Fatalf("stderr shows the Redis password: %q", errs)
+	}
+}
+
+func TestConfigGitHubApp(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile := filepath.Join(t.TempDir(), "app.pem")
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600)
+	env := map[string]string{"FOLIO_GITHUB_APP_ID": "12", "FOLIO_GITHUB_APP_INSTALLATION_ID": "34", "FOLIO_GITHUB_APP_PRIVATE_KEY_FILE": keyFile}
+	c, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil || c.GitHubAppID != 12 || c.GitHubAppInstallationID != 34 || len(c.GitHubAppPrivateKey) == 0 {
+		t.Fatalf("config %+v, %v", c, err)
+	}
+	os.WriteFile(keyFile, []byte("not a key"), 0o600)
+	if _, err := loadConfig(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "FOLIO_GITHUB_APP_PRIVATE_KEY_FILE") {
+		t.Fatalf("a bad key file: %v, want an error naming FOLIO_GITHUB_APP_PRIVATE_KEY_FILE", err)
 	}
 }
