@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,12 +47,9 @@ func NewAppToken(appID, installationID int64, privateKeyPEM []byte, apiURL strin
 	if err != nil {
 		return nil, err
 	}
-	u, err := url.Parse(apiURL)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("github: API URL %q is not an absolute URL", apiURL)
-	}
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
+	u, err := parseAPIURL(apiURL)
+	if err != nil {
+		return nil, err
 	}
 	if httpClient == nil {
 		httpClient = http.DefaultClient

@@ -45,6 +45,19 @@ func New(repo, apiURL string, tokens TokenSource, httpClient *http.Client) (*Hos
 	if !ok || owner == "" || name == "" {
 		return nil, fmt.Errorf("github: repository %q is not owner/name", repo)
 	}
+	u, err := parseAPIURL(apiURL)
+	if err != nil {
+		return nil, err
+	}
+	if httpClient == nil {
+		httpClient = http.DefaultClient
+	}
+	return &Host{owner: owner, name: name, apiURL: u, tokens: tokens, httpClient: httpClient}, nil
+}
+
+// parseAPIURL checks an API base URL and gives it the trailing slash
+// go-github needs.
+func parseAPIURL(apiURL string) (*url.URL, error) {
 	u, err := url.Parse(apiURL)
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("github: API URL %q is not an absolute URL", apiURL)
@@ -52,10 +65,7 @@ func New(repo, apiURL string, tokens TokenSource, httpClient *http.Client) (*Hos
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 	}
-	if httpClient == nil {
-		httpClient = http.DefaultClient
-	}
-	return &Host{owner: owner, name: name, apiURL: u, tokens: tokens, httpClient: httpClient}, nil
+	return u, nil
 }
 
 func (h *Host) client(ctx context.Context) (*gh.Client, string, error) {
