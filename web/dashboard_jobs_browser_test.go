@@ -125,7 +125,7 @@ func TestJobPagesInBrowser(t *testing.T) {
 	if got := text(t, ctx, ".tool-call pre"); !strings.Contains(got, `"path": "notes/1.md"`) {
 		t.Errorf("the tool call's arguments show %q", got)
 	}
-	if got := text(t, ctx, ".facts"); !strings.Contains(got, job.Branch) || !strings.Contains(got, repo+"@main") || !strings.Contains(got, "test-model") {
+	if got := text(t, ctx, ".facts"); !strings.Contains(got, job.Branch) || !strings.Contains(got, repo+" at main") || !strings.Contains(got, "test-model") {
 		t.Errorf("the job's details show %q", got)
 	}
 	shoot(t, ctx, dir, "jobs-04-job-page")
@@ -135,7 +135,7 @@ func TestJobPagesInBrowser(t *testing.T) {
 		chromedp.SendKeys(chromedp.ID("followup-prompt"), "Also cover key expiry."),
 		chromedp.Click(chromedp.CSS(`#followup button`)),
 		chromedp.WaitVisible(chromedp.CSS(`.msg-user:nth-child(5)`)), // prompt, call, result, answer, follow-up
-		chromedp.WaitVisible(chromedp.CSS(`#job-live[data-polling=false] .job-summary .status-completed`)),
+		chromedp.WaitVisible(chromedp.CSS(`#job-live[data-polling=false] .job-title-row .status-completed`)),
 	)
 	if got := text(t, ctx, ".convo"); !strings.Contains(got, "Wrote notes/2.md.") {
 		t.Errorf("after the follow-up the conversation is:\n%s", got)
