@@ -39,6 +39,20 @@ func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int
 	d.render(w, r, status, components.JobPage(d.projectShell(r, p, components.TabJobs, "Job"), v))
 }
 
+// refuseJobForm answers a job page's form the domain refused: the page
+// again, as the job now is, with why (and the follow-up's text kept).
+func (d *Dashboard) refuseJobForm(w http.ResponseWriter, r *http.Request, p db.Project, j db.Job, followUp string, err error) {
+	status, msg := jobFormError(err)
+	if status == http.StatusInternalServerError {
+		d.pageError(w, r, status, err)
+		return
+	}
+	if now, err := d.jobs.Get(r.Context(), p.ID, j.ID); err == nil {
+		j = now // the refusal may be news, such as the job having ended
+	}
+	d.renderJob(w, r, status, p, j, components.JobView{FollowUp: followUp, Error: msg})
+}
+
 // memberJob loads the project and the job in the path for a member of the
 // project; anyone else, and a job of another project, gets 404.
 func (d *Dashboard) memberJob(w http.ResponseWriter, r *http.Request) (db.Project, db.Job, bool) {

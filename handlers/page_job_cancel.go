@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"net/http"
-
-	"github.com/folio-docs/folio/components"
 )
 
 // JobCancel stops a running job; it fails with code canceled.
@@ -13,15 +11,7 @@ func (d *Dashboard) JobCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, err := d.jobs.Cancel(r.Context(), p.ID, j.ID); err != nil {
-		status, msg := jobFormError(err)
-		if status == http.StatusInternalServerError {
-			d.pageError(w, r, status, err)
-			return
-		}
-		if now, err := d.jobs.Get(r.Context(), p.ID, j.ID); err == nil {
-			j = now // the refusal may be news: show the job as it is
-		}
-		d.renderJob(w, r, status, p, j, components.JobView{Error: msg})
+		d.refuseJobForm(w, r, p, j, "", err)
 		return
 	}
 	d.flash(r, "Job cancelled.")
