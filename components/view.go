@@ -77,6 +77,8 @@ type SettingsView struct {
 	MemberEmail string
 	MemberError string
 	Signup      string // open, invite or closed: what to tell about unknown emails
+	Deliveries  []db.WebhookDelivery
+	Now         time.Time
 }
 
 // KeysView is a project's API keys page.

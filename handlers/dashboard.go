@@ -31,6 +31,8 @@ type DashboardStore interface {
 
 	APIKeysForProject(ctx context.Context, projectID string) ([]db.APIKey, error)
 	RevokeAPIKey(ctx context.Context, projectID, keyID string) error
+
+	WebhookDeliveries(ctx context.Context, projectID string, limit int) ([]db.WebhookDelivery, error)
 }
 
 // KeyIssuer issues API keys (auth.Keys).
@@ -50,6 +52,7 @@ const (
 type Dashboard struct {
 	store        DashboardStore
 	keys         KeyIssuer
+	jobs         JobService // nil in a process without Redis: the job pages are not mounted
 	sessions     *scs.SessionManager
 	attempts     *SignInLimiter
 	signup       string
@@ -62,6 +65,7 @@ type Dashboard struct {
 type DashboardConfig struct {
 	Store        DashboardStore
 	Keys         KeyIssuer
+	Jobs         JobService
 	Sessions     *scs.SessionManager
 	Attempts     *SignInLimiter
 	Signup       string // open, invite or closed
@@ -71,7 +75,7 @@ type DashboardConfig struct {
 
 // NewDashboard builds the dashboard's handlers.
 func NewDashboard(c DashboardConfig) *Dashboard {
-	d := &Dashboard{store: c.Store, keys: c.Keys, sessions: c.Sessions, attempts: c.Attempts,
+	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
 		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection()}
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
@@ -22,6 +23,11 @@ func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, statu
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v.Members, v.Signup = members, d.signup
+	deliveries, err := d.store.WebhookDeliveries(r.Context(), p.ID, 10)
+	if err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	v.Members, v.Signup, v.Deliveries, v.Now = members, d.signup, deliveries, time.Now()
 	d.render(w, r, status, components.ProjectSettingsPage(d.projectShell(r, p, components.TabSettings, "Settings"), v))
 }

@@ -129,7 +129,8 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 	owner := s.addUser(t, "owner@example.com")
 	p := s.createProject(t, owner)
 	c := s.client(t)
-	for _, path := range []string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys"} {
+	jobPages := []string{"/projects/" + p.ID + "/jobs", "/projects/" + p.ID + "/jobs/x", "/projects/" + p.ID + "/jobs/x/changes"}
+	for _, path := range append([]string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys"}, jobPages...) {
 		res, _ := s.get(t, c, path)
 		loc := res.Header.Get("Location")
 		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
@@ -140,7 +141,8 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 	if want := "/login?next=" + url.QueryEscape("/projects/"+p.ID+"/keys"); res.Header.Get("Location") != want {
 		t.Errorf("redirect keeps the destination: got %q, want %q", res.Header.Get("Location"), want)
 	}
-	for _, path := range []string{"/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/members", "/projects/" + p.ID + "/keys", "/projects/" + p.ID + "/keys/x/revoke"} {
+	jobForms := []string{"/projects/" + p.ID + "/jobs", "/projects/" + p.ID + "/jobs/x/message", "/projects/" + p.ID + "/jobs/x/archive", "/projects/" + p.ID + "/jobs/x/cancel", "/projects/" + p.ID + "/jobs/x/merge"}
+	for _, path := range append([]string{"/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/members", "/projects/" + p.ID + "/keys", "/projects/" + p.ID + "/keys/x/revoke"}, jobForms...) {
 		res := s.post(t, c, path, url.Values{"name": {"x"}}, nil)
 		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
 			t.Errorf("POST %s signed out: got %d to %q, want 303 to /login", path, res.StatusCode, res.Header.Get("Location"))
@@ -166,6 +168,11 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	if err != nil || plain == "" {
 		t.Fatal(err)
 	}
+	created, err := s.app.jobs.Create(context.Background(), p.ID, "Fix the typo.", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := created.Job
 	forms := []struct {
 		path string
 		form url.Values
@@ -178,6 +185,11 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 		{"/projects/" + p.ID + "/members", url.Values{"email": {"teammate@example.com"}}},
 		{"/projects/" + p.ID + "/keys", url.Values{"name": {"stolen"}, "scope": {"write"}, "expiry": {"never"}}},
 		{"/projects/" + p.ID + "/keys/" + key.ID + "/revoke", nil},
+		{"/projects/" + p.ID + "/jobs", url.Values{"prompt": {"Delete every page."}}},
+		{"/projects/" + p.ID + "/jobs/" + job.ID + "/message", url.Values{"prompt": {"Delete every page."}}},
+		{"/projects/" + p.ID + "/jobs/" + job.ID + "/cancel", nil},
+		{"/projects/" + p.ID + "/jobs/" + job.ID + "/archive", nil},
+		{"/projects/" + p.ID + "/jobs/" + job.ID + "/merge", nil},
 	}
 	attacks := map[string]map[string]string{
 		"Sec-Fetch-Site cross-site": {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
@@ -201,6 +213,9 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	}
 	if keys, _ := s.app.db.APIKeysForProject(ctx, p.ID); len(keys) != 1 || keys[0].RevokedAt != nil {
 		t.Errorf("cross-site posts changed keys: %+v", keys)
+	}
+	if js, _, _ := s.app.jobs.List(ctx, p.ID, "", 10, 0); len(js) != 1 || js[0].Status != db.JobActive || js[0].Turn != 1 {
+		t.Errorf("cross-site posts changed jobs: %+v", js)
 	}
 	if ms, _ := s.app.db.ProjectMembers(ctx, p.ID); len(ms) != 1 {
 		t.Errorf("cross-site post added a member: %+v", ms)

@@ -44,7 +44,7 @@ func (a *app) newSessions() *scs.SessionManager {
 func (a *app) dashboardRoutes(r *mux.Router) {
 	sessions := a.newSessions()
 	d := handlers.NewDashboard(handlers.DashboardConfig{
-		Store: a.db, Keys: a.keys, Sessions: sessions,
+		Store: a.db, Keys: a.keys, Jobs: a.jobs, Sessions: sessions,
 		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
 		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
 	})
@@ -74,6 +74,18 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 	admin.HandleFunc("/projects/{id}/keys", d.Keys).Methods(get...)
 	admin.HandleFunc("/projects/{id}/keys", d.KeyCreate).Methods(http.MethodPost)
 	admin.HandleFunc("/projects/{id}/keys/{keyId}/revoke", d.KeyRevoke).Methods(http.MethodPost)
+
+	if a.jobs != nil { // agent jobs need the queue (Redis)
+		job := "/projects/{id}/jobs/{jobId}"
+		admin.HandleFunc("/projects/{id}/jobs", d.Jobs).Methods(get...)
+		admin.HandleFunc("/projects/{id}/jobs", d.JobCreate).Methods(http.MethodPost)
+		admin.HandleFunc(job, d.Job).Methods(get...)
+		admin.HandleFunc(job+"/message", d.JobMessage).Methods(http.MethodPost)
+		admin.HandleFunc(job+"/archive", d.JobArchive).Methods(http.MethodPost)
+		admin.HandleFunc(job+"/cancel", d.JobCancel).Methods(http.MethodPost)
+		admin.HandleFunc(job+"/changes", d.JobChanges).Methods(get...)
+		admin.HandleFunc(job+"/merge", d.JobMerge).Methods(http.MethodPost)
+	}
 
 	r.NotFoundHandler = d.NotFound(r.NotFoundHandler)
 }
