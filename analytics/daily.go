@@ -88,3 +88,41 @@ func startOfDay(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// Report is the dashboard's picture of a range: the visitors export's page
+// and totals, the views export's totals, and each day's visitors.
+type Report struct {
+	Visitors   Visitors
+	Views      ViewCounts
+	Days       []DayVisitors
+	HasTraffic bool // the project has recorded a page view, in the range or not
+}
+
+// Report counts a bounded range (see DayRange) for the dashboard.
+func (s *Service) Report(ctx context.Context, projectID string, q Query) (Report, error) {
+	if q.From == nil || q.To == nil {
+		return Report{}, fmt.Errorf("analytics: a report needs a bounded range")
+	}
+	var r Report
+	var err error
+	if r.Visitors, err = s.Visitors(ctx, projectID, q); err != nil {
+		return r, err
+	}
+	views, err := s.Views(ctx, projectID, Query{From: q.From, To: q.To, Limit: 1})
+	if err != nil {
+		return r, err
+	}
+	r.Views = views.Totals
+	r.HasTraffic = r.Views.Total > 0
+	if !r.HasTraffic {
+		ever, err := s.Views(ctx, projectID, Query{Limit: 1})
+		if err != nil {
+			return r, err
+		}
+		r.HasTraffic = ever.Totals.Total > 0
+	}
+	if r.HasTraffic {
+		r.Days, err = s.DailyVisitors(ctx, projectID, *q.From, *q.To)
+	}
+	return r, err
+}

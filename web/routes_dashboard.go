@@ -47,6 +47,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Store: a.db, Keys: a.keys, Sessions: sessions,
 		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
 		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
+		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
 
@@ -74,6 +75,9 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 	admin.HandleFunc("/projects/{id}/keys", d.Keys).Methods(get...)
 	admin.HandleFunc("/projects/{id}/keys", d.KeyCreate).Methods(http.MethodPost)
 	admin.HandleFunc("/projects/{id}/keys/{keyId}/revoke", d.KeyRevoke).Methods(http.MethodPost)
+
+	// Analytics (CONTRACT §6): the range is in the query, so it is a link.
+	admin.HandleFunc("/projects/{id}/analytics", d.Analytics).Methods(get...)
 
 	r.NotFoundHandler = d.NotFound(r.NotFoundHandler)
 }
