@@ -37,7 +37,7 @@ func DayRange(q Query, now time.Time) (Query, []Problem) {
 	if !q.From.Before(*q.To) {
 		return q, []Problem{{"dateTo", "dateTo must be after dateFrom (dateTo is exclusive)."}}
 	}
-	if n := dayCount(*q.From, *q.To); n > MaxRangeDays {
+	if n := DayCount(*q.From, *q.To); n > MaxRangeDays {
 		return q, []Problem{{"dateFrom", fmt.Sprintf("The range spans %d days; the dashboard shows at most %d. Pick a later dateFrom or an earlier dateTo.", n, MaxRangeDays)}}
 	}
 	return q, nil
@@ -74,9 +74,9 @@ func days(from, to time.Time) []DayVisitors {
 	return out
 }
 
-// dayCount is how many UTC days [from, to) touches, without listing them
+// DayCount is how many UTC days [from, to) touches, without listing them
 // (a range can be centuries long before it is refused).
-func dayCount(from, to time.Time) int {
+func DayCount(from, to time.Time) int {
 	secs := to.Unix() - startOfDay(from).Unix() // seconds, not a Duration, which overflows at 292 years
 	if to.Nanosecond() > 0 {
 		secs++

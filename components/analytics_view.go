@@ -2,8 +2,10 @@ package components
 
 import (
 	"fmt"
+	"html"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/folio-docs/folio/analytics"
@@ -68,6 +70,16 @@ func (v AnalyticsView) rangeLabel() string {
 		return day(v.Range.First) + " · 1 day, UTC"
 	}
 	return day(v.Range.First) + " – " + day(v.Range.Last) + " · " + strconv.Itoa(v.Range.Days) + " days, UTC"
+}
+
+// wrappablePath is a path as HTML that may wrap before each slash but
+// copies as itself.
+func wrappablePath(path string) string {
+	parts := strings.SplitAfter(path, "/")
+	for i, p := range parts {
+		parts[i] = html.EscapeString(p)
+	}
+	return strings.Join(parts, "<wbr>")
 }
 
 // num writes a count with thousands separators.
@@ -240,6 +252,7 @@ func NewAnalyticsRange(given func(string) string, q analytics.Query, now time.Ti
 		r.Parameters.Set("dateFrom", bound(*q.From))
 		r.Parameters.Set("dateTo", bound(*q.To))
 		r.First, r.Last = *q.From, q.To.Add(-time.Nanosecond)
+		r.Days = analytics.DayCount(*q.From, *q.To)
 	}
 	y, m, d := now.UTC().Date()
 	end := time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)

@@ -51,7 +51,6 @@ func (d *Dashboard) Analytics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Visitors, v.Views, v.Days, v.NoTraffic = rep.Visitors, rep.Views, rep.Days, !rep.HasTraffic
-	v.Range.Days = len(rep.Days)
 	if r.Header.Get("HX-Target") == "pages" {
 		d.render(w, r, http.StatusOK, components.AnalyticsTable(v)) // the pager swaps the table alone
 		return

@@ -129,7 +129,7 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 	owner := s.addUser(t, "owner@example.com")
 	p := s.createProject(t, owner)
 	c := s.client(t)
-	for _, path := range []string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys"} {
+	for _, path := range []string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys", "/projects/" + p.ID + "/analytics?dateFrom=2026-01-01"} {
 		res, _ := s.get(t, c, path)
 		loc := res.Header.Get("Location")
 		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
@@ -227,7 +227,7 @@ func TestProjectPagesAreForMembersOnly(t *testing.T) {
 	if res := s.login(t, c, "stranger@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("login: got %d", res.StatusCode)
 	}
-	for _, path := range []string{"/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/doesnotexist/keys"} {
+	for _, path := range []string{"/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/doesnotexist/keys", "/projects/" + p.ID + "/analytics", "/projects/doesnotexist/analytics"} {
 		res, body := s.get(t, c, path)
 		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Page not found") {
 			t.Errorf("GET %s as a non-member: got %d, want the 404 page", path, res.StatusCode)
