@@ -59,6 +59,8 @@ type Dashboard struct {
 	defaultModel string
 	log          *slog.Logger
 	csrf         *http.CrossOriginProtection
+	analytics    AnalyticsReporter
+	baseURL      string
 }
 
 // DashboardConfig is what the dashboard is built from.
@@ -71,12 +73,15 @@ type DashboardConfig struct {
 	Signup       string // open, invite or closed
 	DefaultModel string // FOLIO_MODEL, shown where a project has none
 	Log          *slog.Logger
+	Analytics    AnalyticsReporter
+	BaseURL      string // FOLIO_BASE_URL, for the snippets pages hand out
 }
 
 // NewDashboard builds the dashboard's handlers.
 func NewDashboard(c DashboardConfig) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
-		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection()}
+		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
+		analytics: c.Analytics, baseURL: c.BaseURL}
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d
 }

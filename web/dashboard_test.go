@@ -130,7 +130,7 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 	p := s.createProject(t, owner)
 	c := s.client(t)
 	jobPages := []string{"/projects/" + p.ID + "/jobs", "/projects/" + p.ID + "/jobs/x", "/projects/" + p.ID + "/jobs/x/changes"}
-	for _, path := range append([]string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys"}, jobPages...) {
+	for _, path := range append([]string{"/", "/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/nope/keys", "/projects/" + p.ID + "/analytics?dateFrom=2026-01-01"}, jobPages...) {
 		res, _ := s.get(t, c, path)
 		loc := res.Header.Get("Location")
 		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/login") {
@@ -242,7 +242,7 @@ func TestProjectPagesAreForMembersOnly(t *testing.T) {
 	if res := s.login(t, c, "stranger@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("login: got %d", res.StatusCode)
 	}
-	for _, path := range []string{"/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/doesnotexist/keys"} {
+	for _, path := range []string{"/projects/" + p.ID, "/projects/" + p.ID + "/keys", "/projects/doesnotexist/keys", "/projects/" + p.ID + "/analytics", "/projects/doesnotexist/analytics"} {
 		res, body := s.get(t, c, path)
 		if res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Page not found") {
 			t.Errorf("GET %s as a non-member: got %d, want the 404 page", path, res.StatusCode)

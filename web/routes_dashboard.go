@@ -47,6 +47,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Store: a.db, Keys: a.keys, Jobs: a.jobs, Sessions: sessions,
 		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
 		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
+		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
 
@@ -86,6 +87,9 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		admin.HandleFunc(job+"/changes", d.JobChanges).Methods(get...)
 		admin.HandleFunc(job+"/merge", d.JobMerge).Methods(http.MethodPost)
 	}
+
+	// Analytics (CONTRACT §6): the range is in the query, so it is a link.
+	admin.HandleFunc("/projects/{id}/analytics", d.Analytics).Methods(get...)
 
 	r.NotFoundHandler = d.NotFound(r.NotFoundHandler)
 }
