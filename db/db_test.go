@@ -85,3 +85,21 @@ func TestUsersProjectsKeys(t *testing.T) {
 		t.Errorf("revoke unknown key: %v, want ErrNotFound", err)
 	}
 }
+
+func TestFirstPrompts(t *testing.T) {
+	ctx := context.Background()
+	d := testenv.NewDB(t)
+	p, _ := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	a, err := d.CreateJob(ctx, db.Job{ProjectID: p.ID, Repository: p.Repository, Ref: "main", Model: "m"}, "first of a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := d.CreateJob(ctx, db.Job{ProjectID: p.ID, Repository: p.Repository, Ref: "main", Model: "m"}, "first of b", nil)
+	got, err := d.FirstPrompts(ctx, []string{a.ID, b.ID, "unknown"})
+	if err != nil || len(got) != 2 || got[a.ID] != "first of a" || got[b.ID] != "first of b" {
+		t.Fatalf("FirstPrompts = %v, %v", got, err)
+	}
+	if got, err := d.FirstPrompts(ctx, nil); err != nil || len(got) != 0 {
+		t.Fatalf("no jobs: %v, %v", got, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -143,6 +144,34 @@ func (d *DB) JobProjectID(ctx context.Context, id string) (string, error) {
 		return "", fmt.Errorf("db: unable to fetch job %s: %w", id, err)
 	}
 	return pid, nil
+}
+
+// FirstPrompts maps each of the jobs to its first prompt, which names the
+// job in lists.
+func (d *DB) FirstPrompts(ctx context.Context, jobIDs []string) (map[string]string, error) {
+	out := make(map[string]string, len(jobIDs))
+	if len(jobIDs) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(jobIDs))
+	for i, id := range jobIDs {
+		args[i] = id
+	}
+	rows, err := d.r.QueryContext(ctx, `/* DB.FirstPrompts */
+		SELECT job_id, content FROM job_messages WHERE id IN (
+			SELECT min(id) FROM job_messages WHERE role = 'user' AND job_id IN (?`+strings.Repeat(", ?", len(jobIDs)-1)+`) GROUP BY job_id)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to fetch first prompts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, prompt string
+		if err := rows.Scan(&id, &prompt); err != nil {
+			return nil, fmt.Errorf("db: unable to fetch first prompts: %w", err)
+		}
+		out[id] = prompt
+	}
+	return out, rows.Err()
 }
 
 // ListJobs lists a project's jobs newest first, optionally of one status,

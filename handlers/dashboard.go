@@ -10,6 +10,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/gorilla/mux"
 
+	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
 )
@@ -49,10 +50,18 @@ const (
 
 // Dashboard serves the pages project admins use, signed in with a session
 // cookie.
+// DashboardJobs is what the job pages need: the API's job service, and the
+// local review page's merge.
+type DashboardJobs interface {
+	JobService
+	MergeLocal(ctx context.Context, projectID, id string) (db.Job, local.MergeResult, error)
+	FirstPrompts(ctx context.Context, list []db.Job) (map[string]string, error)
+}
+
 type Dashboard struct {
 	store        DashboardStore
 	keys         KeyIssuer
-	jobs         JobService // nil in a process without Redis: the job pages are not mounted
+	jobs         DashboardJobs // nil in a process without Redis: the job pages are not mounted
 	sessions     *scs.SessionManager
 	attempts     *SignInLimiter
 	signup       string
@@ -67,7 +76,7 @@ type Dashboard struct {
 type DashboardConfig struct {
 	Store        DashboardStore
 	Keys         KeyIssuer
-	Jobs         JobService
+	Jobs         DashboardJobs
 	Sessions     *scs.SessionManager
 	Attempts     *SignInLimiter
 	Signup       string // open, invite or closed

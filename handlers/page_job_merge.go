@@ -4,9 +4,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/codehost/local"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
 )
 
@@ -17,32 +14,25 @@ func (d *Dashboard) JobMerge(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	kind, path, err := codehost.ParseRepository(j.Repository)
+	_, res, err := d.jobs.MergeLocal(r.Context(), p.ID, j.ID)
 	switch {
-	case err != nil || kind != codehost.KindLocal:
+	case errors.Is(err, jobs.ErrNotLocal):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "This job's repository is on GitHub: merge its pull request there.")
 		return
-	case j.Status == db.JobActive:
+	case errors.Is(err, jobs.ErrBusy):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "The agent is still working on this branch; merge once its turn ends.")
 		return
-	case j.Status == db.JobArchived:
+	case errors.Is(err, jobs.ErrArchived):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "This job is archived; its branch is not merged from here.")
 		return
-	case j.Branch == "":
+	case errors.Is(err, jobs.ErrNothingPushed):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "The agent has not pushed a branch: there is nothing to merge.")
 		return
-	}
-	res, err := local.Merge(r.Context(), path, j.Ref, j.Branch)
-	if errors.Is(err, local.ErrMergeConflict) {
+	case errors.Is(err, jobs.ErrMergeConflict):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "This branch conflicts with "+j.Ref+": both changed the same lines since the job started. "+
 			"Nothing was merged. Send the agent a follow-up to redo the change on top of "+j.Ref+", or merge it by hand.")
 		return
-	}
-	if err != nil {
-		d.pageError(w, r, http.StatusInternalServerError, err)
-		return
-	}
-	if _, err := d.jobs.Archive(r.Context(), p.ID, j.ID); err != nil && !errors.Is(err, jobs.ErrArchived) {
+	case err != nil:
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}

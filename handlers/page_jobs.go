@@ -31,21 +31,15 @@ func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	v.ProjectID, v.Page, v.HasMore, v.Now, v.LaunchKey = p.ID, page, more, time.Now(), db.NewID()
+	// The first prompt names the job in the list.
+	prompts, err := d.jobs.FirstPrompts(r.Context(), list)
+	if err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return
+	}
 	v.Jobs = make([]components.JobRow, len(list))
 	for i, j := range list {
-		// The first prompt names the job in the list.
-		ms, err := d.jobs.Messages(r.Context(), p.ID, j.ID)
-		if err != nil {
-			d.pageError(w, r, http.StatusInternalServerError, err)
-			return
-		}
-		v.Jobs[i] = components.JobRow{Job: j}
-		for _, m := range ms {
-			if m.Role == "user" {
-				v.Jobs[i].Prompt = m.Content
-				break
-			}
-		}
+		v.Jobs[i] = components.JobRow{Job: j, Prompt: prompts[j.ID]}
 	}
 	if r.Header.Get("HX-Target") == "job-list" {
 		d.render(w, r, status, components.JobList(v))

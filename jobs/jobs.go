@@ -135,6 +135,15 @@ func (s *Service) List(ctx context.Context, projectID, status string, limit, off
 	return s.db.ListJobs(ctx, projectID, status, limit, offset)
 }
 
+// FirstPrompts maps each listed job to its first prompt.
+func (s *Service) FirstPrompts(ctx context.Context, list []db.Job) (map[string]string, error) {
+	ids := make([]string, len(list))
+	for i, j := range list {
+		ids[i] = j.ID
+	}
+	return s.db.FirstPrompts(ctx, ids)
+}
+
 // Archive archives a job, stopping its run if one is under way.
 func (s *Service) Archive(ctx context.Context, projectID, id string) (db.Job, error) {
 	j, err := s.db.ArchiveJob(ctx, projectID, id)
