@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -39,6 +40,8 @@ type Config struct {
 	JobTimeout              time.Duration
 	Signup                  string
 	LogFormat               string
+	// TrustedProxies may set the client's address in X-Forwarded-For.
+	TrustedProxies []netip.Prefix
 }
 
 // configError names the variable at fault; main prints it as one line.
@@ -121,6 +124,20 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	case "open", "invite", "closed":
 	default:
 		return c, &configError{"FOLIO_SIGNUP", c.Signup, "want open, invite or closed"}
+	}
+	for _, item := range strings.Split(getenv("FOLIO_TRUSTED_PROXIES"), ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				return c, &configError{"FOLIO_TRUSTED_PROXIES", item, "want addresses or CIDR prefixes separated by commas, for example 127.0.0.1,10.0.0.0/8"}
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 	}
 	switch c.LogFormat {
 	case "text", "json":

@@ -42,6 +42,7 @@ func TestConfigNamesTheBadVariable(t *testing.T) {
 		"FOLIO_SIGNUP":                      "sometimes",
 		"FOLIO_LOG_FORMAT":                  "xml",
 		"FOLIO_GITHUB_APP_ID":               "twelve",
+		"FOLIO_TRUSTED_PROXIES":             "127.0.0.1, nginx",
 		"FOLIO_GITHUB_APP_PRIVATE_KEY_FILE": "/nonexistent.pem",
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -86,5 +87,20 @@ func TestConfigGitHubApp(t *testing.T) {
 	os.WriteFile(keyFile, []byte("not a key"), 0o600)
 	if _, err := loadConfig(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "FOLIO_GITHUB_APP_PRIVATE_KEY_FILE") {
 		t.Fatalf("a bad key file: %v, want an error naming FOLIO_GITHUB_APP_PRIVATE_KEY_FILE", err)
+	}
+}
+
+func TestConfigTrustedProxies(t *testing.T) {
+	env := map[string]string{"FOLIO_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8 ,::1"}
+	c, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range c.TrustedProxies {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, " ") != "127.0.0.1/32 10.0.0.0/8 ::1/128" {
+		t.Fatalf("trusted proxies %v", got)
 	}
 }

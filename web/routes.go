@@ -9,7 +9,9 @@ import (
 )
 
 // routes assembles every HTTP route of Folio.
-func (a *app) routes() http.Handler { return handlers.Observe(a.log)(a.router()) }
+func (a *app) routes() http.Handler {
+	return handlers.ClientAddress(a.cfg.TrustedProxies)(handlers.Observe(a.log)(a.router()))
+}
 
 func (a *app) router() *mux.Router {
 	r := mux.NewRouter()
