@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, Max
 func hammer(b *testing.B, method, url, key, body string, want int) {
 	b.Helper()
 	b.SetParallelism(4)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			var rd io.Reader
@@ -45,6 +46,18 @@ func hammer(b *testing.B, method, url, key, body string, want int) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+	// CPU time of the process (client and server both) per request: on a
+	// machine shared with other work it moves far less than req/s does.
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/req")
+}
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkHelloWorld is the yardstick: a bare net/http handler, same client.
