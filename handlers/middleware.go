@@ -122,7 +122,9 @@ func LimitBody(next http.Handler) http.Handler {
 			WriteError(w, r, NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The request body is larger than %d bytes.", MaxBodyBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.Body != http.NoBody { // a GET's empty body needs no cap, nor the allocation
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

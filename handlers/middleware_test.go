@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -51,5 +53,35 @@ func TestObserveRequestID(t *testing.T) {
 	}
 	if RequestID(httptest.NewRequest(http.MethodGet, "/", nil).Context()) != "" {
 		t.Error("a request Observe never saw has a request id")
+	}
+}
+
+func TestLimitBodyCapsUndeclaredBodies(t *testing.T) {
+	var readErr error
+	var read int64
+	h := LimitBody(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		read, readErr = io.Copy(io.Discard, r.Body)
+	}))
+	// A chunked body declares no length: it is cut off at MaxBodyBytes.
+	req := httptest.NewRequest(http.MethodPost, "/", io.MultiReader(strings.NewReader(strings.Repeat("a", MaxBodyBytes)), strings.NewReader("b")))
+	req.ContentLength = -1
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	var tooBig *http.MaxBytesError
+	if !errors.As(readErr, &tooBig) || read != MaxBodyBytes {
+		t.Errorf("undeclared body over the cap: read %d, err %v", read, readErr)
+	}
+	// A declared one is refused before the handler runs.
+	req = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(strings.Repeat("a", MaxBodyBytes+1)))
+	rec := httptest.NewRecorder()
+	read, readErr = -1, nil
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || read != -1 {
+		t.Errorf("declared body over the cap: %d, handler read %d", rec.Code, read)
+	}
+	// No body at all: the handler sees an empty one.
+	req = httptest.NewRequest(http.MethodGet, "/", nil)
+	h.ServeHTTP(httptest.NewRecorder(), req)
+	if readErr != nil || read != 0 {
+		t.Errorf("no body: read %d, err %v", read, readErr)
 	}
 }
