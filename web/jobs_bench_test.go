@@ -12,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/handlers"
 )
 
 // benchClient keeps enough idle connections for parallel benchmarks.
@@ -76,6 +79,25 @@ func BenchmarkGetJob(b *testing.B) {
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
 	hammer(b, "GET", s.URL+"/v2/agent/"+s.project.ID+"/job/"+j["id"].(string), s.key, "", 200)
+}
+
+// BenchmarkGetJobServeMux is BenchmarkGetJob with the same middleware and
+// handler behind net/http's ServeMux pattern instead of the gorilla/mux
+// router, to measure what route matching costs. Not how Folio is served: it
+// exists to size that one candidate (BENCHMARKS-jobs.md).
+func BenchmarkGetJobServeMux(b *testing.B) {
+	s := newTestServer(b)
+	var j map[string]any
+	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
+	chain := handlers.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs).Get)))
+	m := http.NewServeMux()
+	m.Handle("GET /v2/agent/{projectId}/job/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The handlers read path variables the gorilla way.
+		chain.ServeHTTP(w, mux.SetURLVars(r, map[string]string{"projectId": r.PathValue("projectId"), "id": r.PathValue("id")}))
+	}))
+	srv := httptest.NewServer(handlers.Observe(s.app.log)(m))
+	defer srv.Close()
+	hammer(b, "GET", srv.URL+"/v2/agent/"+s.project.ID+"/job/"+j["id"].(string), s.key, "", 200)
 }
 
 // BenchmarkCreateJob: key check, rate limit (Lua), SQLite insert, enqueue.
