@@ -9,20 +9,29 @@ import (
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
+// dbWithKey is a migrated database holding one project with one read key,
+// whose hash it returns.
+func dbWithKey(t testing.TB) (*db.DB, db.Project, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	d := testenv.NewDB(t)
+	p, err := d.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := make([]byte, 32)
+	if _, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "k", Hash: hash, LastFour: "abcd", Scope: db.ScopeRead}); err != nil {
+		t.Fatal(err)
+	}
+	return d, p, hash
+}
+
 // BenchmarkAPIKeyByHash is the key look-up every API request makes, with a
 // cancellable context as a request's is.
 func BenchmarkAPIKeyByHash(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	d := testenv.NewDB(b)
-	p, err := d.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	hash := make([]byte, 32)
-	if _, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "k", Hash: hash, LastFour: "abcd", Scope: db.ScopeRead}); err != nil {
-		b.Fatal(err)
-	}
+	d, _, hash := dbWithKey(b)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -53,15 +62,7 @@ func BenchmarkPing(b *testing.B) {
 // already done still stops them, as it stops every other read.
 func TestPointReadsHonourADoneContext(t *testing.T) {
 	ctx := context.Background()
-	d := testenv.NewDB(t)
-	p, err := d.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hash := make([]byte, 32)
-	if _, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "k", Hash: hash, LastFour: "abcd", Scope: db.ScopeRead}); err != nil {
-		t.Fatal(err)
-	}
+	d, p, hash := dbWithKey(t)
 	j, err := d.CreateJob(ctx, db.Job{ProjectID: p.ID, Repository: "acme/docs", Ref: "main", Model: "m"}, "x", nil)
 	if err != nil {
 		t.Fatal(err)
