@@ -192,3 +192,58 @@ func wellFormedUnissued(t *testing.T) string {
 	}
 	return plain
 }
+
+// A revocation written through another handle on the same file (as the
+// folio CLI does from its own process) is seen on the very next request by
+// every reader connection of a running server, although each keeps its
+// prepared statements between requests.
+func TestRevocationFromAnotherHandleSeenAtOnce(t *testing.T) {
+	ctx := context.Background()
+	server := testenv.NewDB(t)
+	cli, err := db.Open(ctx, server.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	p, err := cli.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := auth.NewKeys(server)
+	// Many at once, so every reader connection of the pool has prepared
+	// and kept the look-up.
+	burst := func() (ok, refused int) {
+		const n = 32
+		errs := make(chan error, n)
+		for range n {
+			go func() {
+				_, err := keys.Authenticate(ctx, "Bearer "+plain)
+				errs <- err
+			}()
+		}
+		for range n {
+			switch err := <-errs; {
+			case err == nil:
+				ok++
+			case errors.Is(err, auth.ErrUnknownKey):
+				refused++
+			default:
+				t.Fatal(err)
+			}
+		}
+		return ok, refused
+	}
+	if ok, _ := burst(); ok != 32 {
+		t.Fatalf("before revocation %d of 32 requests authenticated", ok)
+	}
+	if err := cli.RevokeAPIKey(ctx, p.ID, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := burst(); ok != 0 {
+		t.Fatalf("after revocation by another handle %d of 32 requests still authenticated", ok)
+	}
+}

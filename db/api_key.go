@@ -52,7 +52,11 @@ func (d *DB) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
 
 // APIKeyByHash finds a key, revoked and expired ones included, by its hash.
 func (d *DB) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
-	k, err := scanAPIKey(d.r.QueryRowContext(ctx, `/* DB.APIKeyByHash */
+	rctx, err := pointRead(ctx)
+	if err != nil {
+		return APIKey{}, fmt.Errorf("db: unable to fetch API key: %w", err)
+	}
+	k, err := scanAPIKey(d.r.QueryRowContext(rctx, `/* DB.APIKeyByHash */
 		SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
 		return APIKey{}, ErrNotFound

@@ -121,7 +121,11 @@ func (d *DB) DeleteJob(ctx context.Context, id string) error {
 
 // JobByID finds a job of a project.
 func (d *DB) JobByID(ctx context.Context, projectID, id string) (Job, error) {
-	j, err := scanJob(d.r.QueryRowContext(ctx, `/* DB.JobByID */
+	rctx, err := pointRead(ctx)
+	if err != nil {
+		return Job{}, fmt.Errorf("db: unable to fetch job %s: %w", id, err)
+	}
+	j, err := scanJob(d.r.QueryRowContext(rctx, `/* DB.JobByID */
 		SELECT `+jobColumns+` FROM jobs WHERE id = ? AND project_id = ?`, id, projectID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, ErrNotFound

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"time"
 )
@@ -14,24 +13,62 @@ import (
 type ctxKey int
 
 const (
-	requestIDKey ctxKey = iota
-	loggerKey
+	requestKey ctxKey = iota
 	apiKeyKey
 )
 
-var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// request is what Observe knows of the request it serves. It is one
+// allocation per request: the response recorder, the id and the logger
+// travel together under one context key.
+type request struct {
+	statusRecorder
+	id  string
+	log *slog.Logger
+}
+
+func requestOf(ctx context.Context) *request {
+	rq, _ := ctx.Value(requestKey).(*request)
+	return rq
+}
 
 // RequestID is the id of the request being served.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if rq := requestOf(ctx); rq != nil {
+		return rq.id
+	}
+	return ""
 }
 
 func logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
-		return l
+	if rq := requestOf(ctx); rq != nil && rq.log != nil {
+		return rq.log
 	}
 	return slog.Default()
+}
+
+// validRequestID reports whether a caller's request id may be used as ours:
+// 1 to 64 characters of [A-Za-z0-9._-], so it is safe in logs and headers.
+func validRequestID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// newRequestID is 64 random bits in hex.
+func newRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	var out [16]byte
+	hex.Encode(out[:], b[:])
+	return string(out[:])
 }
 
 // Observe gives every request an id (the caller's X-Request-Id when sane),
@@ -43,16 +80,14 @@ func Observe(log *slog.Logger) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			id := r.Header.Get("X-Request-Id")
-			if !validRequestID.MatchString(id) {
-				var b [8]byte
-				rand.Read(b[:])
-				id = hex.EncodeToString(b[:])
+			if !validRequestID(id) {
+				id = newRequestID()
 			}
-			ctx := context.WithValue(r.Context(), requestIDKey, id)
-			ctx = context.WithValue(ctx, loggerKey, log)
+			rq := &request{statusRecorder: statusRecorder{ResponseWriter: w}, id: id, log: log}
+			ctx := context.WithValue(r.Context(), requestKey, rq)
 			r = r.WithContext(ctx)
-			w.Header().Set("X-Request-Id", id)
-			rec := &statusRecorder{ResponseWriter: w}
+			w.Header()["X-Request-Id"] = []string{id} // canonical already; skips Set's re-canonicalising
+			rec := &rq.statusRecorder
 
 			defer func() {
 				if p := recover(); p != nil {
@@ -87,7 +122,9 @@ func LimitBody(next http.Handler) http.Handler {
 			WriteError(w, r, NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The request body is larger than %d bytes.", MaxBodyBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		if r.Body != http.NoBody { // a GET's empty body needs no cap, nor the allocation
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -8,10 +8,14 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/handlers"
 )
 
 // benchClient keeps enough idle connections for parallel benchmarks.
@@ -20,7 +24,7 @@ var benchClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, Max
 func hammer(b *testing.B, method, url, key, body string, want int) {
 	b.Helper()
 	b.SetParallelism(4)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			var rd io.Reader
@@ -45,6 +49,18 @@ func hammer(b *testing.B, method, url, key, body string, want int) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+	// CPU time of the process (client and server both) per request: on a
+	// machine shared with other work it moves far less than req/s does.
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/req")
+}
+
+// cpuTime is the user and system CPU time this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkHelloWorld is the yardstick: a bare net/http handler, same client.
@@ -63,6 +79,25 @@ func BenchmarkGetJob(b *testing.B) {
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
 	hammer(b, "GET", s.URL+"/v2/agent/"+s.project.ID+"/job/"+j["id"].(string), s.key, "", 200)
+}
+
+// BenchmarkGetJobServeMux is BenchmarkGetJob with the same middleware and
+// handler behind net/http's ServeMux pattern instead of the gorilla/mux
+// router, to measure what route matching costs. Not how Folio is served: it
+// exists to size that one candidate (BENCHMARKS-jobs.md).
+func BenchmarkGetJobServeMux(b *testing.B) {
+	s := newTestServer(b)
+	var j map[string]any
+	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
+	chain := handlers.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs).Get)))
+	m := http.NewServeMux()
+	m.Handle("GET /v2/agent/{projectId}/job/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The handlers read path variables the gorilla way.
+		chain.ServeHTTP(w, mux.SetURLVars(r, map[string]string{"projectId": r.PathValue("projectId"), "id": r.PathValue("id")}))
+	}))
+	srv := httptest.NewServer(handlers.Observe(s.app.log)(m))
+	defer srv.Close()
+	hammer(b, "GET", srv.URL+"/v2/agent/"+s.project.ID+"/job/"+j["id"].(string), s.key, "", 200)
 }
 
 // BenchmarkCreateJob: key check, rate limit (Lua), SQLite insert, enqueue.

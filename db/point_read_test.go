@@ -1,0 +1,84 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/internal/testenv"
+)
+
+// dbWithKey is a migrated database holding one project with one read key,
+// whose hash it returns.
+func dbWithKey(t testing.TB) (*db.DB, db.Project, []byte) {
+	t.Helper()
+	ctx := context.Background()
+	d := testenv.NewDB(t)
+	p, err := d.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := make([]byte, 32)
+	if _, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "k", Hash: hash, LastFour: "abcd", Scope: db.ScopeRead}); err != nil {
+		t.Fatal(err)
+	}
+	return d, p, hash
+}
+
+// BenchmarkAPIKeyByHash is the key look-up every API request makes, with a
+// cancellable context as a request's is.
+func BenchmarkAPIKeyByHash(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d, _, hash := dbWithKey(b)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := d.APIKeyByHash(ctx, hash); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkPing is the floor of any read through the pool: SELECT 1.
+func BenchmarkPing(b *testing.B) {
+	ctx := context.Background()
+	d := testenv.NewDB(b)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if err := d.Ping(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// The hot point reads ignore cancellation midway, for speed, but a context
+// already done still stops them, as it stops every other read.
+func TestPointReadsHonourADoneContext(t *testing.T) {
+	ctx := context.Background()
+	d, p, hash := dbWithKey(t)
+	j, err := d.CreateJob(ctx, db.Job{ProjectID: p.ID, Repository: "acme/docs", Ref: "main", Model: "m"}, "x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, cancel := context.WithCancel(ctx)
+	if _, err := d.APIKeyByHash(live, hash); err != nil {
+		t.Fatalf("key with a live context: %v", err)
+	}
+	if _, err := d.JobByID(live, p.ID, j.ID); err != nil {
+		t.Fatalf("job with a live context: %v", err)
+	}
+	cancel()
+	if _, err := d.APIKeyByHash(live, hash); !errors.Is(err, context.Canceled) {
+		t.Errorf("key with a cancelled context: %v, want context.Canceled", err)
+	}
+	if _, err := d.JobByID(live, p.ID, j.ID); !errors.Is(err, context.Canceled) {
+		t.Errorf("job with a cancelled context: %v, want context.Canceled", err)
+	}
+}
