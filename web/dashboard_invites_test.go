@@ -51,12 +51,23 @@ func (s *dashboardServer) postPage(t *testing.T, c *http.Client, path string, fo
 	return res, b.String()
 }
 
+// projectWithOwner is a dashboard server under policy ("" for the default)
+// with a first user, signed in on the returned client, and their project.
+func projectWithOwner(t *testing.T, policy string) (*dashboardServer, *http.Client, db.User, db.Project) {
+	t.Helper()
+	var vars map[string]string
+	if policy != "" {
+		vars = map[string]string{"FOLIO_SIGNUP": policy}
+	}
+	s := newDashboardServer(t, vars)
+	c := s.client(t)
+	owner := s.signUp(t, c, "owner@example.com")
+	return s, c, owner, s.createProject(t, owner)
+}
+
 func TestInvitationSignsUpAndJoins(t *testing.T) {
-	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "invite"})
+	s, oc, owner, p := projectWithOwner(t, "invite")
 	ctx := context.Background()
-	oc := s.client(t)
-	owner := s.signUp(t, oc, "owner@example.com")
-	p := s.createProject(t, owner)
 	token := s.invite(t, oc, p.ID, "grace@example.com")
 
 	// Only the hash is kept: the token is nowhere in the database files.
@@ -114,11 +125,8 @@ func TestInvitationSignsUpAndJoins(t *testing.T) {
 }
 
 func TestInvitationRefusedLinks(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s, oc, _, p := projectWithOwner(t, "")
 	ctx := context.Background()
-	oc := s.client(t)
-	owner := s.signUp(t, oc, "owner@example.com")
-	p := s.createProject(t, owner)
 
 	revoked := s.invite(t, oc, p.ID, "gone@example.com")
 	invs, _ := s.app.db.InvitationsForProject(ctx, p.ID)
@@ -176,10 +184,7 @@ func TestInvitationRefusedLinks(t *testing.T) {
 }
 
 func TestInvitationCreateValidates(t *testing.T) {
-	s := newDashboardServer(t, nil)
-	oc := s.client(t)
-	owner := s.signUp(t, oc, "owner@example.com")
-	p := s.createProject(t, owner)
+	s, oc, _, p := projectWithOwner(t, "")
 	for email, says := range map[string]string{
 		"not an email":      "Enter an email address",
 		"":                  "Enter an email address",
@@ -202,11 +207,8 @@ func TestInvitationCreateValidates(t *testing.T) {
 }
 
 func TestInvitationForAnExistingAccount(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s, oc, _, p := projectWithOwner(t, "")
 	ctx := context.Background()
-	oc := s.client(t)
-	owner := s.signUp(t, oc, "owner@example.com")
-	p := s.createProject(t, owner)
 	ada := s.addUser(t, "ada@example.com")
 	s.addUser(t, "mallory@example.com")
 	token := s.invite(t, oc, p.ID, "ada@example.com")
@@ -254,10 +256,7 @@ func TestInvitationsUnderEachSignupPolicy(t *testing.T) {
 		strangerCode int
 	}{{"open", http.StatusSeeOther}, {"invite", http.StatusForbidden}, {"closed", http.StatusForbidden}} {
 		t.Run(tc.policy, func(t *testing.T) {
-			s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": tc.policy})
-			oc := s.client(t)
-			owner := s.signUp(t, oc, "owner@example.com")
-			p := s.createProject(t, owner)
+			s, oc, _, p := projectWithOwner(t, tc.policy)
 			if res := s.post(t, s.client(t), "/signup", url.Values{"email": {"stranger@example.com"}, "password": {"correct horse"}}, nil); res.StatusCode != tc.strangerCode {
 				t.Errorf("a stranger signing up: got %d, want %d", res.StatusCode, tc.strangerCode)
 			}
@@ -317,11 +316,8 @@ func TestSimultaneousFirstSignUpsOneWins(t *testing.T) {
 }
 
 func TestMemberRemove(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s, oc, owner, p := projectWithOwner(t, "")
 	ctx := context.Background()
-	oc := s.client(t)
-	owner := s.signUp(t, oc, "owner@example.com")
-	p := s.createProject(t, owner)
 	grace := s.addUser(t, "grace@example.com")
 	remove := func(c *http.Client, u db.User) (*http.Response, string) {
 		return s.postPage(t, c, "/projects/"+p.ID+"/members/"+u.ID+"/remove", nil)
