@@ -48,6 +48,7 @@ type SignupView struct {
 	Errors  FormErrors
 	First   bool   // no user exists yet: this one sets Folio up
 	Refusal string // why sign-up is not possible; empty when it is
+	Invite  *InviteSignup
 }
 
 // ProjectForm is a project's editable settings.
@@ -79,6 +80,7 @@ type SettingsView struct {
 	Signup      string // open, invite or closed: what to tell about unknown emails
 	Deliveries  []db.WebhookDelivery
 	Now         time.Time
+	Invites     InvitesView
 }
 
 // KeysView is a project's API keys page.

@@ -41,3 +41,33 @@ func (d *DB) ProjectMembers(ctx context.Context, projectID string) ([]Member, er
 // because the library writes on every sign-in; Folio's own SQL stays in this
 // package.
 func (d *DB) SessionStore() *sql.DB { return d.w }
+
+// ErrLastMember is returned when removing a project's only member.
+var ErrLastMember = fmt.Errorf("a project keeps at least one member: %w", ErrConflict)
+
+// RemoveProjectMember takes a user out of a project. A user who is not a
+// member is ErrNotFound; the project's only member stays (ErrLastMember).
+// Checking and deleting share one write transaction, so two members removing
+// each other at once cannot leave the project with nobody.
+func (d *DB) RemoveProjectMember(ctx context.Context, projectID, userID string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		var isMember, members int
+		err := tx.QueryRowContext(ctx, `/* DB.RemoveProjectMember */
+			SELECT count(*) FILTER (WHERE user_id = ?), count(*) FROM project_members WHERE project_id = ?`,
+			userID, projectID).Scan(&isMember, &members)
+		if err != nil {
+			return fmt.Errorf("db: unable to remove member from project %s: %w", projectID, err)
+		}
+		if isMember == 0 {
+			return ErrNotFound
+		}
+		if members == 1 {
+			return ErrLastMember
+		}
+		if _, err := tx.ExecContext(ctx, `/* DB.RemoveProjectMember */
+			DELETE FROM project_members WHERE project_id = ? AND user_id = ?`, projectID, userID); err != nil {
+			return fmt.Errorf("db: unable to remove member from project %s: %w", projectID, err)
+		}
+		return nil
+	})
+}

@@ -22,10 +22,51 @@ type User struct {
 // ErrEmailTaken is returned when a user with the same email exists.
 var ErrEmailTaken = fmt.Errorf("email already registered: %w", ErrConflict)
 
+// ErrNotFirstUser is returned by CreateFirstUser when an account exists.
+var ErrNotFirstUser = fmt.Errorf("a user exists already: %w", ErrConflict)
+
 // CreateUser stores a new user with an already-hashed password.
 func (d *DB) CreateUser(ctx context.Context, email, passwordHash string) (User, error) {
-	u := User{ID: NewID(), Email: strings.TrimSpace(email), PasswordHash: passwordHash, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
-	_, err := d.w.ExecContext(ctx, `/* DB.CreateUser */
+	return insertUser(ctx, d.w, email, passwordHash, "/* DB.CreateUser */")
+}
+
+// CreateFirstUser stores a new user only if there is no user at all
+// (ErrNotFirstUser otherwise). Counting and inserting are one statement in
+// one write transaction, so of simultaneous first sign-ups exactly one wins.
+func (d *DB) CreateFirstUser(ctx context.Context, email, passwordHash string) (User, error) {
+	u := newUser(email, passwordHash)
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `/* DB.CreateFirstUser */
+			INSERT INTO users (id, email, password_hash, created_at)
+			SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM users)`,
+			u.ID, u.Email, u.PasswordHash, millis(u.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("db: unable to create the first user: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return ErrNotFirstUser
+		}
+		return nil
+	})
+	if err != nil {
+		return User{}, err
+	}
+	return u, nil
+}
+
+func newUser(email, passwordHash string) User {
+	return User{ID: NewID(), Email: strings.TrimSpace(email), PasswordHash: passwordHash, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// insertUser stores a new user through ex (the writer or a transaction);
+// tag names the method for the statement's comment.
+func insertUser(ctx context.Context, ex execer, email, passwordHash, tag string) (User, error) {
+	u := newUser(email, passwordHash)
+	_, err := ex.ExecContext(ctx, tag+`
 		INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
 		u.ID, u.Email, u.PasswordHash, millis(u.CreatedAt))
 	if isUniqueViolation(err) {

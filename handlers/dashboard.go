@@ -34,6 +34,8 @@ type DashboardStore interface {
 	RevokeAPIKey(ctx context.Context, projectID, keyID string) error
 
 	WebhookDeliveries(ctx context.Context, projectID string, limit int) ([]db.WebhookDelivery, error)
+
+	MembershipStore
 }
 
 // KeyIssuer issues API keys (auth.Keys).
@@ -70,6 +72,7 @@ type Dashboard struct {
 	csrf         *http.CrossOriginProtection
 	analytics    AnalyticsReporter
 	baseURL      string
+	invites      InvitationService
 }
 
 // DashboardConfig is what the dashboard is built from.
@@ -84,13 +87,14 @@ type DashboardConfig struct {
 	Log          *slog.Logger
 	Analytics    AnalyticsReporter
 	BaseURL      string // FOLIO_BASE_URL, for the snippets pages hand out
+	Invites      InvitationService
 }
 
 // NewDashboard builds the dashboard's handlers.
 func NewDashboard(c DashboardConfig) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
 		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
-		analytics: c.Analytics, baseURL: c.BaseURL}
+		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites}
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d
 }

@@ -28,6 +28,10 @@ func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, statu
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
+	if v.Invites, err = d.invitesView(r, p.ID, v.Invites); err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return
+	}
 	v.Members, v.Signup, v.Deliveries, v.Now = members, d.signup, deliveries, time.Now()
 	d.render(w, r, status, components.ProjectSettingsPage(d.projectShell(r, p, components.TabSettings, "Settings"), v))
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
@@ -142,6 +143,8 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 		t.Errorf("redirect keeps the destination: got %q, want %q", res.Header.Get("Location"), want)
 	}
 	jobForms := []string{"/projects/" + p.ID + "/jobs", "/projects/" + p.ID + "/jobs/x/message", "/projects/" + p.ID + "/jobs/x/archive", "/projects/" + p.ID + "/jobs/x/cancel", "/projects/" + p.ID + "/jobs/x/merge"}
+	memberForms := []string{"/projects/" + p.ID + "/members/" + owner.ID + "/remove", "/projects/" + p.ID + "/invitations", "/projects/" + p.ID + "/invitations/x/revoke", "/invitations/accept"}
+	jobForms = append(jobForms, memberForms...)
 	for _, path := range append([]string{"/projects", "/projects/" + p.ID, "/projects/" + p.ID + "/members", "/projects/" + p.ID + "/keys", "/projects/" + p.ID + "/keys/x/revoke"}, jobForms...) {
 		res := s.post(t, c, path, url.Values{"name": {"x"}}, nil)
 		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/login") {
@@ -173,6 +176,13 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := created.Job
+	colleague := s.addUser(t, "colleague@example.com")
+	s.app.db.AddProjectMember(context.Background(), p.ID, colleague.ID)
+	invLink, inv, err := auth.NewInvitations(s.app.db, s.app.cfg.BaseURL).Create(context.Background(), p.ID, "newcomer@example.com", owner.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	invToken := invLink[strings.Index(invLink, "=")+1:]
 	forms := []struct {
 		path string
 		form url.Values
@@ -190,6 +200,11 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 		{"/projects/" + p.ID + "/jobs/" + job.ID + "/cancel", nil},
 		{"/projects/" + p.ID + "/jobs/" + job.ID + "/archive", nil},
 		{"/projects/" + p.ID + "/jobs/" + job.ID + "/merge", nil},
+		{"/projects/" + p.ID + "/members/" + colleague.ID + "/remove", nil},
+		{"/projects/" + p.ID + "/invitations", url.Values{"email": {"mallory@example.com"}}},
+		{"/projects/" + p.ID + "/invitations/" + inv.ID + "/revoke", nil},
+		{"/signup", url.Values{"invite": {invToken}, "password": {"correct horse"}}},
+		{"/invitations/accept", url.Values{"invite": {invToken}}},
 	}
 	attacks := map[string]map[string]string{
 		"Sec-Fetch-Site cross-site": {"Sec-Fetch-Site": "cross-site", "Origin": "https://evil.example"},
@@ -217,8 +232,11 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	if js, _, _ := s.app.jobs.List(ctx, p.ID, "", 10, 0); len(js) != 1 || js[0].Status != db.JobActive || js[0].Turn != 1 {
 		t.Errorf("cross-site posts changed jobs: %+v", js)
 	}
-	if ms, _ := s.app.db.ProjectMembers(ctx, p.ID); len(ms) != 1 {
-		t.Errorf("cross-site post added a member: %+v", ms)
+	if ms, _ := s.app.db.ProjectMembers(ctx, p.ID); len(ms) != 2 || ms[1].UserID != colleague.ID {
+		t.Errorf("cross-site posts changed the members (want owner and colleague): %+v", ms)
+	}
+	if invs, _ := s.app.db.InvitationsForProject(ctx, p.ID); len(invs) != 1 || invs[0].State(time.Now()) != db.InvitationPending {
+		t.Errorf("cross-site posts changed the invitations: %+v", invs)
 	}
 	if _, err := s.app.db.UserByEmail(ctx, "mallory@example.com"); err == nil {
 		t.Error("a cross-site post signed up a user")

@@ -28,6 +28,7 @@ Usage:
   folio key create --project ID [--name N] [--scope read|write] [--expires 7d|30d|60d|90d|never]
   folio key list --project ID
   folio key revoke --project ID KEY
+  folio invite create --project ID --email E
   folio analytics import --project ID [--format combined] FILE...
   folio analytics generate --project ID --views N
 
@@ -95,6 +96,7 @@ var commands = map[string]func(ctx context.Context, args []string, e env) error{
 	"key create":         cmdKeyCreate,
 	"key list":           cmdKeyList,
 	"key revoke":         cmdKeyRevoke,
+	"invite create":      cmdInviteCreate,
 	"analytics import":   cmdAnalyticsImport,
 	"analytics generate": cmdAnalyticsGenerate,
 }

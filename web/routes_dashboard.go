@@ -9,6 +9,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/gorilla/mux"
 
+	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/static"
 )
@@ -48,6 +49,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
 		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
+		Invites: auth.NewInvitations(a.db, a.cfg.BaseURL),
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
 
@@ -87,6 +89,12 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		admin.HandleFunc(job+"/changes", d.JobChanges).Methods(get...)
 		admin.HandleFunc(job+"/merge", d.JobMerge).Methods(http.MethodPost)
 	}
+
+	// Members and invitations: an invitation link opens /signup?invite=…
+	admin.HandleFunc("/projects/{id}/members/{userId}/remove", d.MemberRemove).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}/invitations", d.InvitationCreate).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}/invitations/{invitationId}/revoke", d.InvitationRevoke).Methods(http.MethodPost)
+	admin.HandleFunc("/invitations/accept", d.InvitationAccept).Methods(http.MethodPost)
 
 	// Analytics (CONTRACT §6): the range is in the query, so it is a link.
 	admin.HandleFunc("/projects/{id}/analytics", d.Analytics).Methods(get...)

@@ -1,0 +1,258 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// Invitation is a one-time link to a project for one email address: the
+// stored record, of which only the token's SHA-256 hash is kept.
+type Invitation struct {
+	ID           string
+	ProjectID    string
+	ProjectName  string // read with the invitation, for the page that opens it
+	Email        string
+	Hash         []byte
+	InvitedBy    string // the inviting user's id; empty when an operator made it
+	InviterEmail string // empty when an operator made it, or the inviter is gone
+	CreatedAt    time.Time
+	ExpiresAt    time.Time
+	UsedAt       *time.Time
+	UsedBy       string
+	RevokedAt    *time.Time
+}
+
+// Invitation states, derived from the record and the time.
+const (
+	InvitationPending = "pending"
+	InvitationUsed    = "used"
+	InvitationRevoked = "revoked"
+	InvitationExpired = "expired"
+)
+
+// State is what the invitation is at now. A used or revoked invitation stays
+// so after it would have expired.
+func (i Invitation) State(now time.Time) string {
+	switch {
+	case i.UsedAt != nil:
+		return InvitationUsed
+	case i.RevokedAt != nil:
+		return InvitationRevoked
+	case !now.Before(i.ExpiresAt):
+		return InvitationExpired
+	default:
+		return InvitationPending
+	}
+}
+
+// Why an invitation was refused.
+var (
+	ErrInvitationUsed    = fmt.Errorf("invitation already used: %w", ErrConflict)
+	ErrInvitationRevoked = fmt.Errorf("invitation revoked: %w", ErrConflict)
+	ErrInvitationExpired = fmt.Errorf("invitation expired: %w", ErrConflict)
+	// ErrInvitationEmail: a signed-in user opened an invitation for someone else.
+	ErrInvitationEmail = fmt.Errorf("invitation is for another email address: %w", ErrConflict)
+)
+
+// stateErr is the refusal for an invitation that is not pending.
+func (i Invitation) stateErr(now time.Time) error {
+	switch i.State(now) {
+	case InvitationUsed:
+		return ErrInvitationUsed
+	case InvitationRevoked:
+		return ErrInvitationRevoked
+	case InvitationExpired:
+		return ErrInvitationExpired
+	}
+	return nil
+}
+
+// Usable is nil when the invitation may be redeemed at now, else the
+// reason it may not.
+func (i Invitation) Usable(now time.Time) error { return i.stateErr(now) }
+
+const invitationColumns = `i.id, i.project_id, p.name, i.email, i.hash, coalesce(i.invited_by, ''), coalesce(u.email, ''),
+	i.created_at, i.expires_at, i.used_at, coalesce(i.used_by, ''), i.revoked_at`
+
+const invitationFrom = ` FROM invitations i JOIN projects p ON p.id = i.project_id LEFT JOIN users u ON u.id = i.invited_by`
+
+// CreateInvitation stores inv (ProjectID, Email, Hash, InvitedBy, ExpiresAt),
+// giving it an id and creation time.
+func (d *DB) CreateInvitation(ctx context.Context, inv Invitation) (Invitation, error) {
+	inv.ID = NewID()
+	inv.Email = strings.TrimSpace(inv.Email)
+	inv.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
+	inv.ExpiresAt = inv.ExpiresAt.UTC().Truncate(time.Millisecond)
+	_, err := d.w.ExecContext(ctx, `/* DB.CreateInvitation */
+		INSERT INTO invitations (id, project_id, email, hash, invited_by, created_at, expires_at)
+		VALUES (?, ?, ?, ?, nullif(?, ''), ?, ?)`,
+		inv.ID, inv.ProjectID, inv.Email, inv.Hash, inv.InvitedBy, millis(inv.CreatedAt), millis(inv.ExpiresAt))
+	if isForeignKeyViolation(err) { // no such project
+		return Invitation{}, ErrNotFound
+	}
+	if err != nil {
+		return Invitation{}, fmt.Errorf("db: unable to create invitation: %w", err)
+	}
+	return inv, nil
+}
+
+// InvitationByHash finds an invitation, used, revoked and expired ones
+// included, by its token's hash.
+func (d *DB) InvitationByHash(ctx context.Context, hash []byte) (Invitation, error) {
+	return invitationByHash(ctx, d.r, hash)
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func invitationByHash(ctx context.Context, q querier, hash []byte) (Invitation, error) {
+	inv, err := scanInvitation(q.QueryRowContext(ctx, `/* DB.InvitationByHash */
+		SELECT `+invitationColumns+invitationFrom+` WHERE i.hash = ?`, hash))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Invitation{}, ErrNotFound
+	}
+	if err != nil {
+		return Invitation{}, fmt.Errorf("db: unable to fetch invitation: %w", err)
+	}
+	return inv, nil
+}
+
+// InvitationsForProject lists a project's invitations, newest first, used,
+// revoked and expired ones included.
+func (d *DB) InvitationsForProject(ctx context.Context, projectID string) ([]Invitation, error) {
+	rows, err := d.r.QueryContext(ctx, `/* DB.InvitationsForProject */
+		SELECT `+invitationColumns+invitationFrom+` WHERE i.project_id = ? ORDER BY i.created_at DESC, i.id`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list invitations of project %s: %w", projectID, err)
+	}
+	defer rows.Close()
+	var out []Invitation
+	for rows.Next() {
+		inv, err := scanInvitation(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: unable to list invitations of project %s: %w", projectID, err)
+		}
+		out = append(out, inv)
+	}
+	return out, rows.Err()
+}
+
+// RevokeInvitation stops one of the project's invitations from working. An
+// invitation of another project is ErrNotFound; a used one cannot be
+// revoked (ErrInvitationUsed); revoking twice is harmless.
+func (d *DB) RevokeInvitation(ctx context.Context, projectID, id string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		var used sql.NullInt64
+		err := tx.QueryRowContext(ctx, `/* DB.RevokeInvitation */
+			SELECT used_at FROM invitations WHERE id = ? AND project_id = ?`, id, projectID).Scan(&used)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("db: unable to revoke invitation %s: %w", id, err)
+		}
+		if used.Valid {
+			return ErrInvitationUsed
+		}
+		if _, err := tx.ExecContext(ctx, `/* DB.RevokeInvitation */
+			UPDATE invitations SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, millis(time.Now()), id); err != nil {
+			return fmt.Errorf("db: unable to revoke invitation %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// SignUpWithInvitation creates the account the invitation is for, with an
+// already-hashed password, makes it a member of the invitation's project
+// and uses the invitation up, all or nothing: of two sign-ups with one
+// link, one wins.
+func (d *DB) SignUpWithInvitation(ctx context.Context, hash []byte, passwordHash string, now time.Time) (User, Invitation, error) {
+	var u User
+	var inv Invitation
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if inv, err = pendingInvitation(ctx, tx, hash, now); err != nil {
+			return err
+		}
+		if u, err = insertUser(ctx, tx, inv.Email, passwordHash, "/* DB.SignUpWithInvitation */"); err != nil {
+			return err
+		}
+		return redeemInvitation(ctx, tx, &inv, u.ID, now)
+	})
+	if err != nil {
+		return User{}, Invitation{}, err
+	}
+	return u, inv, nil
+}
+
+// AcceptInvitation makes an existing user a member of the invitation's
+// project and uses the invitation up. The invitation must be for the user's
+// email address (ErrInvitationEmail).
+func (d *DB) AcceptInvitation(ctx context.Context, hash []byte, u User, now time.Time) (Invitation, error) {
+	var inv Invitation
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if inv, err = pendingInvitation(ctx, tx, hash, now); err != nil {
+			return err
+		}
+		if !strings.EqualFold(inv.Email, u.Email) {
+			return ErrInvitationEmail
+		}
+		return redeemInvitation(ctx, tx, &inv, u.ID, now)
+	})
+	if err != nil {
+		return Invitation{}, err
+	}
+	return inv, nil
+}
+
+// pendingInvitation reads the invitation inside a write transaction, whose
+// lock keeps anyone else from using it before this one commits.
+func pendingInvitation(ctx context.Context, tx *sql.Tx, hash []byte, now time.Time) (Invitation, error) {
+	inv, err := invitationByHash(ctx, tx, hash)
+	if err != nil {
+		return Invitation{}, err
+	}
+	if err := inv.stateErr(now); err != nil {
+		return Invitation{}, err
+	}
+	return inv, nil
+}
+
+func redeemInvitation(ctx context.Context, tx *sql.Tx, inv *Invitation, userID string, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `/* DB.redeemInvitation */
+		INSERT INTO project_members (project_id, user_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`,
+		inv.ProjectID, userID, millis(now)); err != nil {
+		return fmt.Errorf("db: unable to add member to project %s: %w", inv.ProjectID, err)
+	}
+	used := now.UTC().Truncate(time.Millisecond)
+	if _, err := tx.ExecContext(ctx, `/* DB.redeemInvitation */
+		UPDATE invitations SET used_at = ?, used_by = ? WHERE id = ?`, millis(used), userID, inv.ID); err != nil {
+		return fmt.Errorf("db: unable to use invitation %s: %w", inv.ID, err)
+	}
+	inv.UsedAt, inv.UsedBy = &used, userID
+	return nil
+}
+
+func isForeignKeyViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintForeignKey
+}
+
+func scanInvitation(s scanner) (Invitation, error) {
+	var inv Invitation
+	var created, expires int64
+	var used, revoked sql.NullInt64
+	err := s.Scan(&inv.ID, &inv.ProjectID, &inv.ProjectName, &inv.Email, &inv.Hash, &inv.InvitedBy, &inv.InviterEmail,
+		&created, &expires, &used, &inv.UsedBy, &revoked)
+	inv.CreatedAt, inv.ExpiresAt = fromMillis(created), fromMillis(expires)
+	inv.UsedAt, inv.RevokedAt = fromNullMillis(used), fromNullMillis(revoked)
+	return inv, err
+}
