@@ -231,7 +231,7 @@ func InvitationsCard(projectID string, v InvitesView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case "closed":
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "Sign-up is closed on this server: nobody can create an account without an invitation (or an operator). Invitations still work.")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "Sign-up is closed on this server: only an operator creates accounts (folio user create). Invitations add people who already have one.")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

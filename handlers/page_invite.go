@@ -30,6 +30,10 @@ type MembershipStore interface {
 
 // invitationRefused renders why an invitation link cannot be used, or
 // reports false when err is not such a reason.
+// errSignupClosed refuses an invitation that would create an account while
+// FOLIO_SIGNUP=closed; joining with an existing account still works.
+var errSignupClosed = errors.New("sign-up is closed")
+
 func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, inv db.Invitation, err error) bool {
 	v := components.ErrorView{Status: http.StatusGone}
 	switch {
@@ -46,6 +50,10 @@ func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, in
 		v.Title = "This invitation has expired"
 		v.Message = fmt.Sprintf("Invitations work for 7 days; this one expired on %s. Ask a member of %s for a new one.",
 			inv.ExpiresAt.UTC().Format("2 Jan 2006"), inv.ProjectName)
+	case errors.Is(err, errSignupClosed):
+		v.Status, v.Title = http.StatusForbidden, "Sign-up is closed on this server"
+		v.Message = "Accounts are created by your operator here. Ask them to create one for " + inv.Email +
+			" (folio user create), then open this link again to join " + inv.ProjectName + "."
 	case errors.Is(err, db.ErrInvitationEmail):
 		u, _ := currentUser(r.Context())
 		v.Status, v.Title = http.StatusForbidden, "This invitation is for someone else"

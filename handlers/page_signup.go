@@ -52,6 +52,8 @@ func (d *Dashboard) invitedForm(w http.ResponseWriter, r *http.Request, token st
 	switch {
 	case err == nil:
 		d.render(w, r, http.StatusOK, components.InvitationJoinPage(d.shell(r, "Join "+inv.ProjectName), components.InvitationJoinView{Invite: *invite}))
+	case errors.Is(err, db.ErrNotFound) && d.signup == SignupClosed:
+		d.invitationRefused(w, r, inv, errSignupClosed)
 	case errors.Is(err, db.ErrNotFound):
 		d.render(w, r, http.StatusOK, components.SignupPage(d.shell(r, "Sign up"), components.SignupView{Invite: invite}))
 	default:
@@ -113,6 +115,16 @@ func (d *Dashboard) Signup(w http.ResponseWriter, r *http.Request) {
 // signupInvited creates the account an invitation is for; the email is the
 // invitation's, whatever the form says.
 func (d *Dashboard) signupInvited(w http.ResponseWriter, r *http.Request, token string) {
+	if d.signup == SignupClosed {
+		inv, err := d.invites.Lookup(r.Context(), token)
+		if err == nil {
+			err = errSignupClosed
+		}
+		if !d.invitationRefused(w, r, inv, err) {
+			d.pageError(w, r, http.StatusInternalServerError, err)
+		}
+		return
+	}
 	u, inv, err := d.invites.SignUp(r.Context(), token, r.PostFormValue("password"))
 	switch {
 	case err == nil:
@@ -158,7 +170,7 @@ func (d *Dashboard) signupView(r *http.Request) (components.SignupView, error) {
 // refusal says why an uninvited stranger cannot sign up.
 func (d *Dashboard) refusal() string {
 	if d.signup == SignupClosed {
-		return "Sign-up is closed on this Folio server: there is no self-service sign-up without an invitation. Ask a project member for an invitation link, or your operator for an account."
+		return "Sign-up is closed on this Folio server: accounts are created by your operator. Once you have one, a project member's invitation link adds you to their project."
 	}
 	return "This Folio server is invite-only. Ask a member of your team's project for an invitation link."
 }

@@ -252,23 +252,41 @@ func TestInvitationForAnExistingAccount(t *testing.T) {
 
 func TestInvitationsUnderEachSignupPolicy(t *testing.T) {
 	for _, tc := range []struct {
-		policy       string
-		strangerCode int
-	}{{"open", http.StatusSeeOther}, {"invite", http.StatusForbidden}, {"closed", http.StatusForbidden}} {
+		policy                    string
+		strangerCode, invitedCode int
+	}{{"open", http.StatusSeeOther, http.StatusSeeOther}, {"invite", http.StatusForbidden, http.StatusSeeOther}, {"closed", http.StatusForbidden, http.StatusForbidden}} {
 		t.Run(tc.policy, func(t *testing.T) {
 			s, oc, _, p := projectWithOwner(t, tc.policy)
 			if res := s.post(t, s.client(t), "/signup", url.Values{"email": {"stranger@example.com"}, "password": {"correct horse"}}, nil); res.StatusCode != tc.strangerCode {
 				t.Errorf("a stranger signing up: got %d, want %d", res.StatusCode, tc.strangerCode)
 			}
 			token := s.invite(t, oc, p.ID, "grace@example.com")
-			if res := s.post(t, s.client(t), "/signup", url.Values{"invite": {token}, "password": {"correct horse"}}, nil); res.StatusCode != http.StatusSeeOther {
-				t.Fatalf("sign-up with an invitation: got %d, want 303", res.StatusCode)
+			if res := s.post(t, s.client(t), "/signup", url.Values{"invite": {token}, "password": {"correct horse"}}, nil); res.StatusCode != tc.invitedCode {
+				t.Fatalf("sign-up with an invitation: got %d, want %d", res.StatusCode, tc.invitedCode)
 			}
-			if ms, _ := s.app.db.ProjectMembers(context.Background(), p.ID); len(ms) != 2 || ms[1].Email != "grace@example.com" {
+			wantMembers := 2
+			if tc.policy == "closed" {
+				// No account was created; once the operator makes one, the same link joins it.
+				if res, _ := s.get(t, s.client(t), "/signup?invite="+token); res.StatusCode != http.StatusForbidden {
+					t.Errorf("opening the link under closed: got %d, want 403", res.StatusCode)
+				}
+				hash, _ := auth.HashPassword("correct horse")
+				if _, err := s.app.db.CreateUser(context.Background(), "grace@example.com", hash); err != nil {
+					t.Fatal(err)
+				}
+				gc := s.client(t)
+				if res := s.post(t, gc, "/login", url.Values{"email": {"grace@example.com"}, "password": {"correct horse"}}, nil); res.StatusCode != http.StatusSeeOther {
+					t.Fatalf("operator-made account signing in: %d", res.StatusCode)
+				}
+				if res := s.post(t, gc, "/invitations/accept", url.Values{"invite": {token}}, nil); res.StatusCode != http.StatusSeeOther {
+					t.Fatalf("joining with the link under closed: got %d, want 303", res.StatusCode)
+				}
+			}
+			if ms, _ := s.app.db.ProjectMembers(context.Background(), p.ID); len(ms) != wantMembers || ms[1].Email != "grace@example.com" {
 				t.Errorf("members after the invitation: %+v", ms)
 			}
 			_, body := s.get(t, oc, "/projects/"+p.ID)
-			hint := map[string]string{"open": "Anyone may also sign up", "invite": "invite-only", "closed": "nobody can create an account without an invitation"}[tc.policy]
+			hint := map[string]string{"open": "Anyone may also sign up", "invite": "invite-only", "closed": "only an operator creates accounts"}[tc.policy]
 			if !strings.Contains(body, hint) {
 				t.Errorf("settings hint under %s lacks %q", tc.policy, hint)
 			}
