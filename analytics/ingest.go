@@ -146,12 +146,19 @@ func (s *Service) Record(ctx context.Context, projectID string, events []Event) 
 		return 0, err
 	}
 	views := make([]db.NewPageView, len(events))
+	// A batch repeats few user agents: each is matched against the lists once.
+	verdicts := map[string]uaVerdict{}
 	for i, e := range events {
 		key, err := s.visitorKey(ctx, projectID, e)
 		if err != nil {
 			return 0, err
 		}
-		class := s.cls.Classify(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
+		verdict, ok := verdicts[e.UserAgent]
+		if !ok {
+			verdict = s.cls.byUserAgent(e.UserAgent)
+			verdicts[e.UserAgent] = verdict
+		}
+		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
 		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
 	}
 	return s.db.InsertPageViews(ctx, st.id, st.dict, views)
