@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"hash"
 	"net/netip"
 	"strings"
 	"time"
@@ -148,8 +149,9 @@ func (s *Service) Record(ctx context.Context, projectID string, events []Event) 
 	views := make([]db.NewPageView, len(events))
 	// A batch repeats few user agents: each is matched against the lists once.
 	verdicts := map[string]uaVerdict{}
+	macs := map[int64]hash.Hash{}
 	for i, e := range events {
-		key, err := s.visitorKey(ctx, projectID, e)
+		key, err := s.visitorKey(ctx, projectID, e, macs)
 		if err != nil {
 			return 0, err
 		}
