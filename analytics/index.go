@@ -153,7 +153,35 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 		}
 	}
 	x.sortUnsorted()
+	if n > 1 {
+		x.trim()
+	}
 	return nil
+}
+
+// trim gives back the spare capacity appending left, after a large load:
+// a quarter of the index's memory, on average.
+func (x *index) trim() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, p := range x.paths {
+		for c := range p.at {
+			p.at[c] = clip(p.at[c])
+		}
+		for c := range p.vis {
+			p.vis[c] = clip(p.vis[c])
+		}
+	}
+	x.visitorOf = clip(x.visitorOf)
+	x.pathOf = clip(x.pathOf)
+}
+
+// clip copies s to a slice of its length when it has much spare capacity.
+func clip[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/8+8 {
+		return s
+	}
+	return append([]T(nil), s...)
 }
 
 // merge appends views, read from the database in id order up to upto.
