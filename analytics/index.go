@@ -27,8 +27,13 @@ type index struct {
 	chunk   int64            // view ids a read covers
 	merged  func(upto int64) // test hook, called after each merged chunk
 
+	// current is the newest view id of a finished refresh: queries check it
+	// without the lock, so one arriving during a load waits for the loading
+	// token (with its context), never on the lock the load holds.
+	current atomic.Int64
+
 	mu       sync.RWMutex
-	lastView int64
+	lastView int64 // newest view merged (the load's progress)
 	lastPath int64
 	paths    []*pathViews
 	// pathOf and visitorOf map database ids to positions in paths and to
@@ -63,10 +68,7 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	if err != nil {
 		return err
 	}
-	x.mu.RLock()
-	current := upto <= x.lastView
-	x.mu.RUnlock()
-	if current {
+	if upto <= x.current.Load() {
 		return nil
 	}
 	select {
@@ -75,10 +77,10 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 		return fmt.Errorf("analytics: waiting for the index to load: %w", ctx.Err())
 	}
 	defer func() { <-x.loading }()
-	x.mu.RLock()
+	// The token's holder is the only writer, so lastView is stable here.
 	after := x.lastView
-	x.mu.RUnlock()
 	if upto <= after {
+		x.current.Store(after)
 		return nil
 	}
 	// Paths are stored before the views naming them, so reading paths after
@@ -137,6 +139,10 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 		}()
 	}
 	defer wg.Wait()
+	// Readers wait until every chunk is merged and sorted: a half-merged
+	// index has paths out of time order, where binary searches go wrong.
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	for i := range n {
 		c := <-results[i]
 		<-ahead
@@ -156,14 +162,13 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	if n > 1 {
 		x.trim()
 	}
+	x.current.Store(x.lastView)
 	return nil
 }
 
-// trim gives back the spare capacity appending left, after a large load:
+// trim (x.mu held) gives back the spare capacity appending left, after a large load:
 // a quarter of the index's memory, on average.
 func (x *index) trim() {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	for _, p := range x.paths {
 		for c := range p.at {
 			p.at[c] = clip(p.at[c])
@@ -184,10 +189,8 @@ func clip[T any](s []T) []T {
 	return append([]T(nil), s...)
 }
 
-// merge appends views, read from the database in id order up to upto.
+// merge (x.mu held) appends views, read from the database in id order up to upto.
 func (x *index) merge(v *db.PageViewColumns, upto int64) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	for i := range v.Len() {
 		pid, c := v.PathID[i], v.Class[i]
 		if pid <= 0 || pid >= int64(len(x.pathOf)) || x.pathOf[pid] == 0 || c >= uint8(numClasses) {
@@ -220,13 +223,21 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 	return nil
 }
 
-// sortUnsorted puts the views of paths that arrived out of order in order.
+// sortUnsorted (x.mu held) puts the views of paths that arrived out of
+// order in order, paths shared among the cores.
 func (x *index) sortUnsorted() {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for _, pi := range x.unsorted {
-		x.paths[pi].sort()
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.unsorted)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(x.unsorted); i += workers {
+				x.paths[x.unsorted[i]].sort()
+			}
+		}()
 	}
+	wg.Wait()
 	x.unsorted = x.unsorted[:0]
 }
 

@@ -112,3 +112,47 @@ func TestQueryDuringLoadWaits(t *testing.T) {
 	}
 	checkExact(t, fresh, project, start)
 }
+
+// TestReaderNeverSeesHalfMergedIndex reads the index while a refresh of
+// new views is between chunks: the reader must see it before or after the
+// refresh, never in between (paths half-merged are out of time order).
+func TestReaderNeverSeesHalfMergedIndex(t *testing.T) {
+	s, _, project := newTestService(t)
+	s.loadChunk = 500
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	record(t, s, project, GenConfig{Views: 2000, Paths: 50, Visitors: 300, From: start, To: start.AddDate(0, 0, 5), Seed: 6})
+	if _, err := s.Visitors(ctx, project, Query{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.site(ctx, project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := st.idx
+	record(t, s, project, GenConfig{Views: 4000, Paths: 50, Visitors: 300, From: start, To: start.AddDate(0, 0, 5), Seed: 7})
+	var observed chan int64
+	x.merged = func(int64) {
+		if observed != nil {
+			return
+		}
+		observed = make(chan int64, 1)
+		go func() {
+			x.mu.RLock()
+			defer x.mu.RUnlock()
+			observed <- x.lastView
+		}()
+		// The reader's chance to run between chunks (it must not get in).
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := s.Visitors(ctx, project, Query{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if observed == nil {
+		t.Fatal("the refresh merged no chunk")
+	}
+	if got := <-observed; got != x.lastView {
+		t.Fatalf("a reader saw the index up to view %d during a refresh to %d", got, x.lastView)
+	}
+	checkExact(t, s, project, start)
+}
