@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -33,17 +34,20 @@ func BenchmarkVisitorsExport(b *testing.B) {
 		b.Fatalf("generated %d of %d: %v", n, views, err)
 	}
 	ingest := time.Since(t0)
-	// A fresh service, so the first query pays for loading the index.
+	// A fresh service loads the index as serve does at start-up; the heap
+	// it adds is the index's memory.
 	s = NewService(d, s.cls)
+	h0 := heapInUse()
 	t0 = time.Now()
-	if _, err := s.Visitors(ctx, project, Query{Limit: 50}); err != nil {
+	if err := s.Preload(ctx); err != nil {
 		b.Fatal(err)
 	}
-	warm := time.Since(t0)
+	load := time.Since(t0)
+	mem := heapInUse() - h0
 	size := fileSize(d.Path()) + fileSize(d.Path()+"-wal")
-	b.Logf("%d views stored in %s (%.0f views/s); index loaded in %s; database %.1f MB = %.1f MB per million views",
-		views, ingest.Round(time.Millisecond), float64(views)/ingest.Seconds(), warm.Round(time.Millisecond),
-		float64(size)/1e6, float64(size)/1e6/(float64(views)/1e6))
+	b.Logf("%d views stored in %s (%.0f views/s); index loaded in %s, %.0f MB of heap (%.1f bytes a view); database %.1f MB = %.1f MB per million views",
+		views, ingest.Round(time.Millisecond), float64(views)/ingest.Seconds(), load.Round(time.Millisecond),
+		float64(mem)/1e6, float64(mem)/float64(views), float64(size)/1e6, float64(size)/1e6/(float64(views)/1e6))
 
 	for _, r := range []struct {
 		name     string
@@ -78,4 +82,39 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return info.Size()
+}
+
+// BenchmarkIndexLoad measures loading the index of 1M generated views (as
+// serve does at start-up) and the heap it holds.
+func BenchmarkIndexLoad(b *testing.B) {
+	s, d, project := newTestService(b)
+	ctx := context.Background()
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	const views = 1_000_000
+	if _, err := s.Generate(ctx, project, GenConfig{Views: views, Paths: 50_000, Visitors: views / 10, From: start, To: start.AddDate(1, 0, 0), Seed: 42}); err != nil {
+		b.Fatal(err)
+	}
+	var mem uint64
+	for b.Loop() {
+		b.StopTimer()
+		fresh := NewService(d, s.cls)
+		h0 := heapInUse()
+		b.StartTimer()
+		if err := fresh.Preload(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		mem = heapInUse() - h0
+		runtime.KeepAlive(fresh)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(mem)/views, "heap-B/view")
+}
+
+// heapInUse is the live heap after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

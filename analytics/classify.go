@@ -243,7 +243,34 @@ func exactText(re *syntax.Regexp) (string, bool) {
 
 // Classify returns the class of a page view.
 func (c *Classifier) Classify(in Input) Class {
-	ua := in.UserAgent
+	return c.byUserAgent(in.UserAgent).class(in)
+}
+
+// uaVerdict is what a user agent alone says about a view: its class when
+// that is decided, otherwise whether it is a tool (a Bot unless it asks for
+// Markdown). A batch of views reuses it for a user agent seen before.
+type uaVerdict struct {
+	decided Class
+	final   bool
+	tool    bool
+}
+
+// class finishes the verdict with the view's path and Accept header.
+func (v uaVerdict) class(in Input) Class {
+	switch {
+	case v.final:
+		return v.decided
+	case wantsMarkdown(in.Path, in.Accept):
+		// A browser or a script reading Markdown is an agent reading the docs.
+		return AI
+	case v.tool:
+		return Bot
+	}
+	return Human
+}
+
+// byUserAgent matches a user agent against the lists.
+func (c *Classifier) byUserAgent(ua string) uaVerdict {
 	agent, agentLen := Class(0), 0
 	crawled, isCrawler := Class(0), false
 	tool := false
@@ -282,20 +309,13 @@ func (c *Classifier) Classify(in Input) Class {
 	}
 	switch {
 	case agentLen > 0:
-		return agent
+		return uaVerdict{decided: agent, final: true}
 	case isCrawler:
-		return crawled
+		return uaVerdict{decided: crawled, final: true}
 	case ua == "":
-		return Bot
+		return uaVerdict{decided: Bot, final: true}
 	}
-	// A browser or a script reading Markdown is an agent reading the docs.
-	if wantsMarkdown(in.Path, in.Accept) {
-		return AI
-	}
-	if tool {
-		return Bot
-	}
-	return Human
+	return uaVerdict{tool: tool}
 }
 
 // isWordBoundary says whether the byte at i (or the text's edge) separates

@@ -3,8 +3,10 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/folio-docs/folio/db"
 )
@@ -14,17 +16,33 @@ import (
 // binary searches and counts distinct visitors with a bitset over
 // dictionary-encoded visitor ids. It is a cache of the append-only views
 // table: before each query it reads the views stored since (by any process),
-// so answers are always exact.
+// so answers are always exact. A query that arrives while the index is
+// loading waits for the load (or its own context), never reads a part.
 type index struct {
 	site int64
 
+	// loading is held (a token in a channel, so a waiter can give up with
+	// its context) by the one refresh reading from the database.
+	loading chan struct{}
+	chunk   int64            // view ids a read covers
+	merged  func(upto int64) // test hook, called after each merged chunk
+
+	// current is the newest view id of a finished refresh: queries check it
+	// without the lock, so one arriving during a load waits for the loading
+	// token (with its context), never on the lock the load holds.
+	current atomic.Int64
+
 	mu       sync.RWMutex
-	lastView int64
+	lastView int64 // newest view merged (the load's progress)
 	lastPath int64
-	pathOf   map[int64]int32 // path id in the database → position in paths
 	paths    []*pathViews
-	visitor  map[int64]uint32 // visitor id in the database → dense id
-	unsorted []int32          // paths whose views arrived out of time order
+	// pathOf and visitorOf map database ids to positions in paths and to
+	// dense visitor ids, each stored plus one (0: not seen); slices indexed
+	// by database id cost a fraction of maps when loading millions of views.
+	pathOf    []int32
+	visitorOf []uint32
+	nVisitors int     // dense visitor ids given so far
+	unsorted  []int32 // paths whose views arrived out of time order
 }
 
 // pathViews are one path's views: times (unix ms) per class and, for the
@@ -37,71 +55,198 @@ type pathViews struct {
 }
 
 func newIndex(site int64) *index {
-	return &index{site: site, pathOf: map[int64]int32{}, visitor: map[int64]uint32{}}
+	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk}
 }
 
-// refresh brings the index up to date with the database.
+// loadChunk is how many view ids one read covers: a few MB of packed text.
+const loadChunk = 1 << 18
+
+// refresh brings the index up to date with the database. Views are read
+// in id-range chunks on every core and merged in id order as they arrive.
 func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	upto, err := d.AnalyticsMaxViewID(ctx, x.site)
 	if err != nil {
 		return err
 	}
-	x.mu.RLock()
-	current := upto <= x.lastView
-	x.mu.RUnlock()
-	if current {
+	if upto <= x.current.Load() {
 		return nil
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if upto <= x.lastView {
+	select {
+	case x.loading <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("analytics: waiting for the index to load: %w", ctx.Err())
+	}
+	defer func() { <-x.loading }()
+	// The token's holder is the only writer, so lastView is stable here.
+	after := x.lastView
+	if upto <= after {
+		x.current.Store(after)
 		return nil
 	}
 	// Paths are stored before the views naming them, so reading paths after
 	// the newest view id is known finds every path those views use.
+	var names []string
+	var ids []int64
 	err = d.AnalyticsPaths(ctx, x.site, x.lastPath, func(id int64, path string) {
-		x.pathOf[id] = int32(len(x.paths))
-		x.paths = append(x.paths, &pathViews{name: path})
-		x.lastPath = id
+		ids = append(ids, id)
+		names = append(names, path)
 	})
 	if err != nil {
 		return err
 	}
-	var missing int64
-	err = d.AnalyticsViews(ctx, x.site, x.lastView, upto, func(v db.PageView) {
-		pi, ok := x.pathOf[v.PathID]
-		if !ok || v.Class >= uint8(numClasses) {
-			missing = v.ID
-			return
+	x.mu.Lock()
+	for i, id := range ids {
+		x.pathOf = grow(x.pathOf, id)
+		x.pathOf[id] = int32(len(x.paths)) + 1
+		x.paths = append(x.paths, &pathViews{name: names[i]})
+		x.lastPath = id
+	}
+	x.mu.Unlock()
+
+	// Workers read chunks ahead of the merge, at most 2 a worker.
+	type chunk struct {
+		views db.PageViewColumns
+		upto  int64
+		err   error
+	}
+	n := int((upto - after + x.chunk - 1) / x.chunk)
+	workers := min(runtime.GOMAXPROCS(0), n)
+	results := make([]chan chunk, n)
+	for i := range results {
+		results[i] = make(chan chunk, 1)
+	}
+	ahead := make(chan struct{}, 2*workers)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				select {
+				case ahead <- struct{}{}:
+				case <-ctx.Done():
+					results[i] <- chunk{err: ctx.Err()}
+					continue
+				}
+				lo := after + int64(i)*x.chunk
+				hi := min(lo+x.chunk, upto)
+				v, err := d.AnalyticsViewColumns(ctx, x.site, lo, hi)
+				results[i] <- chunk{views: v, upto: hi, err: err}
+			}
+		}()
+	}
+	defer wg.Wait()
+	// Readers wait until every chunk is merged and sorted: a half-merged
+	// index has paths out of time order, where binary searches go wrong.
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range n {
+		c := <-results[i]
+		<-ahead
+		if c.err == nil {
+			c.err = x.merge(&c.views, c.upto)
 		}
+		if c.err != nil {
+			cancel()
+			x.sortUnsorted()
+			return c.err
+		}
+		if x.merged != nil {
+			x.merged(c.upto)
+		}
+	}
+	x.sortUnsorted()
+	if n > 1 {
+		x.trim()
+	}
+	x.current.Store(x.lastView)
+	return nil
+}
+
+// trim (x.mu held) gives back the spare capacity appending left, after a large load:
+// a quarter of the index's memory, on average.
+func (x *index) trim() {
+	for _, p := range x.paths {
+		for c := range p.at {
+			p.at[c] = clip(p.at[c])
+		}
+		for c := range p.vis {
+			p.vis[c] = clip(p.vis[c])
+		}
+	}
+	x.visitorOf = clip(x.visitorOf)
+	x.pathOf = clip(x.pathOf)
+}
+
+// clip copies s to a slice of its length when it has much spare capacity.
+func clip[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/8+8 {
+		return s
+	}
+	return append([]T(nil), s...)
+}
+
+// merge (x.mu held) appends views, read from the database in id order up to upto.
+func (x *index) merge(v *db.PageViewColumns, upto int64) error {
+	for i := range v.Len() {
+		pid, c := v.PathID[i], v.Class[i]
+		if pid <= 0 || pid >= int64(len(x.pathOf)) || x.pathOf[pid] == 0 || c >= uint8(numClasses) {
+			return fmt.Errorf("analytics: a page view names an unknown path (%d) or class (%d)", pid, c)
+		}
+		pi := x.pathOf[pid] - 1
 		p := x.paths[pi]
-		c := v.Class
-		if n := len(p.at[c]); n > 0 && p.at[c][n-1] > v.At && !p.unsorted {
+		at := v.At[i]
+		if n := len(p.at[c]); n > 0 && p.at[c][n-1] > at && !p.unsorted {
 			p.unsorted = true
 			x.unsorted = append(x.unsorted, pi)
 		}
-		p.at[c] = append(p.at[c], v.At)
+		p.at[c] = append(p.at[c], at)
 		if Class(c).IsVisitor() {
-			id, ok := x.visitor[v.VisitorID]
-			if !ok {
-				id = uint32(len(x.visitor))
-				x.visitor[v.VisitorID] = id
+			vid := v.VisitorID[i]
+			if vid <= 0 {
+				return fmt.Errorf("analytics: a page view names visitor %d", vid)
 			}
-			p.vis[c] = append(p.vis[c], id)
+			x.visitorOf = grow(x.visitorOf, vid)
+			dense := x.visitorOf[vid]
+			if dense == 0 {
+				x.nVisitors++
+				dense = uint32(x.nVisitors)
+				x.visitorOf[vid] = dense
+			}
+			p.vis[c] = append(p.vis[c], dense-1)
 		}
-	})
-	if err != nil {
-		return err
-	}
-	if missing != 0 {
-		return fmt.Errorf("analytics: page view %d names an unknown path or class", missing)
 	}
 	x.lastView = upto
-	for _, pi := range x.unsorted {
-		x.paths[pi].sort()
-	}
-	x.unsorted = x.unsorted[:0]
 	return nil
+}
+
+// sortUnsorted (x.mu held) puts the views of paths that arrived out of
+// order in order, paths shared among the cores.
+func (x *index) sortUnsorted() {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.unsorted)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(x.unsorted); i += workers {
+				x.paths[x.unsorted[i]].sort()
+			}
+		}()
+	}
+	wg.Wait()
+	x.unsorted = x.unsorted[:0]
+}
+
+// grow makes s long enough to hold index i, doubling so growth is cheap.
+func grow[T any](s []T, i int64) []T {
+	if i < int64(len(s)) {
+		return s
+	}
+	return append(s, make([]T, max(i+1, int64(2*len(s)))-int64(len(s)))...)
 }
 
 // sort puts each class's views in time order, keeping visitor ids aligned.

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"hash"
 	"net/netip"
 	"strings"
 	"time"
@@ -146,12 +147,20 @@ func (s *Service) Record(ctx context.Context, projectID string, events []Event) 
 		return 0, err
 	}
 	views := make([]db.NewPageView, len(events))
+	// A batch repeats few user agents: each is matched against the lists once.
+	verdicts := map[string]uaVerdict{}
+	macs := map[int64]hash.Hash{}
 	for i, e := range events {
-		key, err := s.visitorKey(ctx, projectID, e)
+		key, err := s.visitorKey(ctx, projectID, e, macs)
 		if err != nil {
 			return 0, err
 		}
-		class := s.cls.Classify(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
+		verdict, ok := verdicts[e.UserAgent]
+		if !ok {
+			verdict = s.cls.byUserAgent(e.UserAgent)
+			verdicts[e.UserAgent] = verdict
+		}
+		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
 		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
 	}
 	return s.db.InsertPageViews(ctx, st.id, st.dict, views)

@@ -181,7 +181,7 @@ func (x *index) visitors(from, to int64, q Query) Visitors {
 	out := Visitors{}
 	rows := make([]VisitorRow, len(x.paths))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
-	n := len(x.visitor)
+	n := x.nVisitors
 	type partial struct{ human, ai bitset }
 	parts := make([]partial, workers)
 	var wg sync.WaitGroup

@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -21,6 +22,12 @@ type Service struct {
 	salts map[int64][]byte // UTC day → visitor-hash key
 	// saltsKeptFrom is the first day whose key salts kept at the last rotation
 	saltsKeptFrom int64
+
+	// loadChunk is how many view ids one read of an index load covers, and
+	// merged, when set, is called after each chunk is merged (tests use both
+	// to hold a load half-way).
+	loadChunk int64
+	merged    func(upto int64)
 }
 
 // site is one project's analytics: its integer id, the dictionary cache
@@ -63,10 +70,40 @@ func (s *Service) site(ctx context.Context, projectID string, create bool) (*sit
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.addSite(projectID, id), nil
+}
+
+// addSite registers a project's site; s.mu must be held.
+func (s *Service) addSite(projectID string, id int64) *site {
 	if st, ok := s.sites[projectID]; ok {
-		return st, nil
+		return st
 	}
-	st = &site{id: id, dict: db.NewAnalyticsDict(), idx: newIndex(id)}
+	idx := newIndex(id)
+	if s.loadChunk > 0 {
+		idx.chunk = s.loadChunk
+	}
+	idx.merged = s.merged
+	st := &site{id: id, dict: db.NewAnalyticsDict(), idx: idx}
 	s.sites[projectID] = st
-	return st, nil
+	return st
+}
+
+// Preload loads the index of every site with traffic, so no query after
+// start-up pays for it; serve runs it in the background and serves at once.
+// A query that arrives meanwhile waits for its site's load to finish (or
+// for its own context), so it is never answered from part of the views.
+func (s *Service) Preload(ctx context.Context) error {
+	ids, err := s.db.AnalyticsSiteIDs(ctx)
+	if err != nil {
+		return err
+	}
+	for project, id := range ids {
+		s.mu.Lock()
+		st := s.addSite(project, id)
+		s.mu.Unlock()
+		if err := st.idx.refresh(ctx, s.db); err != nil {
+			return fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
+		}
+	}
+	return nil
 }

@@ -1,11 +1,13 @@
 package db
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -36,6 +38,9 @@ type AnalyticsDict struct {
 	mu       sync.Mutex
 	paths    map[string]int64
 	visitors map[[16]byte]int64
+	// insertViews is the full-size multi-row views INSERT, prepared once:
+	// parsing it for every batch cost as much as running it.
+	insertViews *sql.Stmt
 }
 
 // NewAnalyticsDict returns an empty cache for one site.
@@ -112,105 +117,118 @@ func (d *DB) AnalyticsSaltDays(ctx context.Context) ([]int64, error) {
 	return days, rows.Err()
 }
 
-// viewsPerInsert is how many views one INSERT carries: fewer round trips
-// through cgo, well under SQLite's limit of bound parameters.
-const viewsPerInsert = 200
+// rowsPerInsert is how many rows one multi-row INSERT carries: few round
+// trips through cgo and few statements to parse, well under SQLite's limit
+// of bound parameters (32,766).
+const rowsPerInsert = 500
 
 // InsertPageViews stores views for a site in one transaction and returns how
 // many were stored (views whose log line was imported before are skipped).
+// Everything is written with multi-row statements: the batch's imported-line
+// hashes, its paths and visitors missing from the cache (each distinct one
+// once), then the views. Either all of it commits or none.
 func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView) (int, error) {
 	newPaths := map[string]int64{}
 	newVisitors := map[[16]byte]int64{}
 	stored := 0
-	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var lineStmt, pathStmt, visitorStmt *sql.Stmt
-		defer func() {
-			for _, s := range []*sql.Stmt{lineStmt, pathStmt, visitorStmt} {
-				if s != nil {
-					s.Close()
-				}
-			}
-		}()
-		prepare := func(s **sql.Stmt, query string) error {
-			if *s != nil {
-				return nil
-			}
-			var err error
-			*s, err = tx.PrepareContext(ctx, query)
-			return err
-		}
+	// Prepared outside the transaction: the writer has one connection.
+	insertViews, err := dict.prepareInsertViews(ctx, d)
+	if err != nil {
+		return 0, fmt.Errorf("db: unable to prepare storing page views: %w", err)
+	}
+	err = d.tx(ctx, func(tx *sql.Tx) error {
 		dict.mu.Lock()
 		defer dict.mu.Unlock()
-		rows := make([]any, 0, 5*viewsPerInsert)
+		fresh, err := insertLineHashes(ctx, tx, siteID, views)
+		if err != nil {
+			return err
+		}
+		keep := func(v *NewPageView) bool {
+			if v.LineHash == nil {
+				return true
+			}
+			// A line twice in one batch is stored once: the first takes it.
+			if _, ok := fresh[string(v.LineHash)]; !ok {
+				return false
+			}
+			delete(fresh, string(v.LineHash))
+			return true
+		}
+		var paths []string
+		var visitors [][16]byte
+		use := make([]bool, len(views))
+		for i := range views {
+			v := &views[i]
+			if use[i] = keep(v); !use[i] {
+				continue
+			}
+			if _, ok := dict.paths[v.Path]; !ok {
+				if _, ok := newPaths[v.Path]; !ok {
+					newPaths[v.Path] = 0
+					paths = append(paths, v.Path)
+				}
+			}
+			if _, ok := dict.visitors[v.VisitorKey]; !ok {
+				if _, ok := newVisitors[v.VisitorKey]; !ok {
+					newVisitors[v.VisitorKey] = 0
+					visitors = append(visitors, v.VisitorKey)
+				}
+			}
+		}
+		if err := upsertDict(ctx, tx, `/* DB.InsertPageViews */ INSERT INTO analytics_paths (site_id, path) VALUES `,
+			` ON CONFLICT (site_id, path) DO UPDATE SET path = excluded.path RETURNING id, path`,
+			siteID, paths, func(p string) any { return p }, func(id int64, raw []byte) { newPaths[string(raw)] = id }); err != nil {
+			return err
+		}
+		if err := upsertDict(ctx, tx, `/* DB.InsertPageViews */ INSERT INTO analytics_visitors (site_id, key) VALUES `,
+			` ON CONFLICT (site_id, key) DO UPDATE SET key = excluded.key RETURNING id, key`,
+			siteID, visitors, func(k [16]byte) any { return k[:] }, func(id int64, raw []byte) { newVisitors[[16]byte(raw)] = id }); err != nil {
+			return err
+		}
+		rows := make([]any, 0, 5*rowsPerInsert)
 		flush := func() error {
 			if len(rows) == 0 {
 				return nil
 			}
-			n := len(rows) / 5
-			q := `/* DB.InsertPageViews */ INSERT INTO analytics_views (site_id, at, path_id, visitor_id, class) VALUES ` +
-				strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?),", n), ",")
-			_, err := tx.ExecContext(ctx, q, rows...)
+			var err error
+			if len(rows) == 5*rowsPerInsert {
+				_, err = tx.StmtContext(ctx, insertViews).ExecContext(ctx, rows...)
+			} else {
+				_, err = tx.ExecContext(ctx, insertViewsSQL(len(rows)/5), rows...)
+			}
 			rows = rows[:0]
 			return err
 		}
-		for _, v := range views {
-			if v.LineHash != nil {
-				if err := prepare(&lineStmt, `/* DB.InsertPageViews */ INSERT OR IGNORE INTO analytics_imported_lines (site_id, hash) VALUES (?, ?)`); err != nil {
-					return err
-				}
-				res, err := lineStmt.ExecContext(ctx, siteID, v.LineHash)
-				if err != nil {
-					return err
-				}
-				if n, _ := res.RowsAffected(); n == 0 {
-					continue
-				}
+		for i := range views {
+			if !use[i] {
+				continue
 			}
+			v := &views[i]
 			pathID, ok := dict.paths[v.Path]
 			if !ok {
-				pathID, ok = newPaths[v.Path]
-			}
-			if !ok {
-				if err := prepare(&pathStmt, `/* DB.InsertPageViews */ INSERT INTO analytics_paths (site_id, path) VALUES (?, ?)
-					ON CONFLICT (site_id, path) DO UPDATE SET path = excluded.path RETURNING id`); err != nil {
-					return err
-				}
-				if err := pathStmt.QueryRowContext(ctx, siteID, v.Path).Scan(&pathID); err != nil {
-					return err
-				}
-				newPaths[v.Path] = pathID
+				pathID = newPaths[v.Path]
 			}
 			visitorID, ok := dict.visitors[v.VisitorKey]
 			if !ok {
-				visitorID, ok = newVisitors[v.VisitorKey]
+				visitorID = newVisitors[v.VisitorKey]
 			}
-			if !ok {
-				if err := prepare(&visitorStmt, `/* DB.InsertPageViews */ INSERT INTO analytics_visitors (site_id, key) VALUES (?, ?)
-					ON CONFLICT (site_id, key) DO UPDATE SET key = excluded.key RETURNING id`); err != nil {
-					return err
-				}
-				if err := visitorStmt.QueryRowContext(ctx, siteID, v.VisitorKey[:]).Scan(&visitorID); err != nil {
-					return err
-				}
-				newVisitors[v.VisitorKey] = visitorID
+			if pathID == 0 || visitorID == 0 {
+				return fmt.Errorf("no dictionary id for path %q or a visitor", v.Path)
 			}
 			rows = append(rows, siteID, v.At, pathID, visitorID, v.Class)
 			stored++
-			if len(rows) == 5*viewsPerInsert {
+			if len(rows) == 5*rowsPerInsert {
 				if err := flush(); err != nil {
 					return err
 				}
 			}
 		}
-		if err := flush(); err != nil {
-			return err
-		}
-		// Ids join the cache only once they are committed.
-		return nil
+		return flush()
 	})
 	if err != nil {
 		return 0, fmt.Errorf("db: unable to store %d page views: %w", len(views), err)
 	}
+	// Ids join the cache only once they are committed.
 	dict.mu.Lock()
 	for p, id := range newPaths {
 		dict.paths[p] = id
@@ -220,6 +238,121 @@ func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsD
 	}
 	dict.mu.Unlock()
 	return stored, nil
+}
+
+// insertViewsSQL stores n views.
+func insertViewsSQL(n int) string {
+	return `/* DB.InsertPageViews */ INSERT INTO analytics_views (site_id, at, path_id, visitor_id, class) VALUES ` +
+		placeholders(n, "(?, ?, ?, ?, ?)")
+}
+
+// prepareInsertViews returns the full-size views INSERT, preparing it on
+// first use.
+func (dict *AnalyticsDict) prepareInsertViews(ctx context.Context, d *DB) (*sql.Stmt, error) {
+	dict.mu.Lock()
+	stmt := dict.insertViews
+	dict.mu.Unlock()
+	if stmt != nil {
+		return stmt, nil
+	}
+	// Not under mu: a transaction holding the writer's one connection may
+	// be waiting for mu.
+	stmt, err := d.w.PrepareContext(ctx, insertViewsSQL(rowsPerInsert))
+	if err != nil {
+		return nil, err
+	}
+	dict.mu.Lock()
+	defer dict.mu.Unlock()
+	if dict.insertViews != nil {
+		stmt.Close()
+		return dict.insertViews, nil
+	}
+	dict.insertViews = stmt
+	return stmt, nil
+}
+
+// insertLineHashes records the imported-line hashes of views and returns
+// those not recorded before (as strings), which are the lines to store.
+func insertLineHashes(ctx context.Context, tx *sql.Tx, siteID int64, views []NewPageView) (map[string]struct{}, error) {
+	var hashes [][]byte
+	for _, v := range views {
+		if v.LineHash != nil {
+			hashes = append(hashes, v.LineHash)
+		}
+	}
+	fresh := map[string]struct{}{}
+	for chunk := range slices.Chunk(hashes, rowsPerInsert) {
+		args := make([]any, 0, 2*len(chunk))
+		for _, h := range chunk {
+			args = append(args, siteID, h)
+		}
+		// INSERT OR IGNORE returns only the rows it inserted.
+		rows, err := tx.QueryContext(ctx, `/* DB.InsertPageViews */ INSERT OR IGNORE INTO analytics_imported_lines (site_id, hash) VALUES `+
+			placeholders(len(chunk), "(?, ?)")+` RETURNING hash`, args...)
+		if err != nil {
+			return nil, err
+		}
+		err = scanIDs(rows, func(_ int64, h []byte) { fresh[string(h)] = struct{}{} }, false)
+		if err != nil {
+			return nil, err
+		}
+	}
+	return fresh, nil
+}
+
+// upsertDict inserts dictionary entries (paths or visitor keys) of a site,
+// or finds them if another writer stored them first, and reports each id
+// with its entry: RETURNING's order is unspecified, so entries are matched
+// by value, not by position.
+func upsertDict[T any](ctx context.Context, tx *sql.Tx, insert, conflict string, siteID int64, entries []T, arg func(T) any, found func(id int64, entry []byte)) error {
+	for chunk := range slices.Chunk(entries, rowsPerInsert) {
+		args := make([]any, 0, 2*len(chunk))
+		for _, e := range chunk {
+			args = append(args, siteID, arg(e))
+		}
+		rows, err := tx.QueryContext(ctx, insert+placeholders(len(chunk), "(?, ?)")+conflict, args...)
+		if err != nil {
+			return err
+		}
+		if err := scanIDs(rows, found, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanIDs reads rows of (id, value) — or of value alone without withID —
+// and closes them.
+func scanIDs(rows *sql.Rows, fn func(id int64, value []byte), withID bool) error {
+	defer rows.Close()
+	var id int64
+	var value []byte
+	for rows.Next() {
+		var err error
+		if withID {
+			err = rows.Scan(&id, &value)
+		} else {
+			err = rows.Scan(&value)
+		}
+		if err != nil {
+			return err
+		}
+		fn(id, value)
+	}
+	return rows.Err()
+}
+
+// placeholders is n copies of row separated by commas, for a multi-row VALUES.
+func placeholders(n int, row string) string {
+	var b strings.Builder
+	b.Grow(n * (len(row) + 2))
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(row)
+	}
+	return b.String()
 }
 
 // AnalyticsMaxViewID is the id of the newest stored view of a site (0 if none):
@@ -274,4 +407,104 @@ func (d *DB) AnalyticsViews(ctx context.Context, siteID, afterID, uptoID int64, 
 		return fmt.Errorf("db: unable to read page views: %w", err)
 	}
 	return nil
+}
+
+// PageViewColumns are page views column-wise, in the order read.
+type PageViewColumns struct {
+	At        []int64
+	PathID    []int64
+	VisitorID []int64
+	Class     []uint8
+}
+
+// Len is the number of views.
+func (c *PageViewColumns) Len() int { return len(c.At) }
+
+// AnalyticsViewColumns reads the views of a site with afterID < id <= uptoID,
+// column-wise. SQLite packs each column of the range into one text value
+// (the numbers comma-separated; the four aggregates step over the same rows
+// in the same order) parsed here: reading views one row at a time through
+// database/sql cost several times as much, and concatenating a view's
+// fields into one value in SQL twice as much as this.
+func (d *DB) AnalyticsViewColumns(ctx context.Context, siteID, afterID, uptoID int64) (PageViewColumns, error) {
+	var at, path, visitor, class []byte
+	err := d.r.QueryRowContext(ctx, `/* DB.AnalyticsViewColumns */
+		SELECT coalesce(group_concat(at), ''), coalesce(group_concat(path_id), ''),
+			coalesce(group_concat(visitor_id), ''), coalesce(group_concat(class), '')
+		FROM analytics_views WHERE site_id = ? AND id > ? AND id <= ?`, siteID, afterID, uptoID).Scan(&at, &path, &visitor, &class)
+	if err != nil {
+		return PageViewColumns{}, fmt.Errorf("db: unable to read page views %d to %d: %w", afterID+1, uptoID, err)
+	}
+	var c PageViewColumns
+	var classes []int64
+	for _, col := range []struct {
+		text []byte
+		dst  *[]int64
+	}{{at, &c.At}, {path, &c.PathID}, {visitor, &c.VisitorID}, {class, &classes}} {
+		if *col.dst, err = parseInts(col.text); err != nil {
+			return PageViewColumns{}, fmt.Errorf("db: unable to read page views %d to %d: %w", afterID+1, uptoID, err)
+		}
+	}
+	n := len(c.At)
+	if len(c.PathID) != n || len(c.VisitorID) != n || len(classes) != n {
+		return PageViewColumns{}, fmt.Errorf("db: page views %d to %d read as columns of different lengths", afterID+1, uptoID)
+	}
+	c.Class = make([]uint8, n)
+	for i, v := range classes {
+		c.Class[i] = uint8(v)
+	}
+	return c, nil
+}
+
+// parseInts reads comma-separated decimal integers.
+func parseInts(text []byte) ([]int64, error) {
+	if len(text) == 0 {
+		return nil, nil
+	}
+	out := make([]int64, 0, 1+bytes.Count(text, []byte{','}))
+	for i := 0; i < len(text); i++ {
+		neg := text[i] == '-'
+		if neg {
+			i++
+		}
+		start := i
+		var v int64
+		for ; i < len(text) && text[i] != ','; i++ {
+			b := text[i] - '0'
+			if b > 9 {
+				return nil, fmt.Errorf("unexpected byte %q in a number", text[i])
+			}
+			v = v*10 + int64(b)
+		}
+		if i == start {
+			return nil, fmt.Errorf("an empty number")
+		}
+		if neg {
+			v = -v
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// AnalyticsSiteIDs lists every site: project id → site id.
+func (d *DB) AnalyticsSiteIDs(ctx context.Context) (map[string]int64, error) {
+	rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsSiteIDs */ SELECT project_id, id FROM analytics_sites`)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
+	}
+	defer rows.Close()
+	sites := map[string]int64{}
+	for rows.Next() {
+		var project string
+		var id int64
+		if err := rows.Scan(&project, &id); err != nil {
+			return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
+		}
+		sites[project] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
+	}
+	return sites, nil
 }

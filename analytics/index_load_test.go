@@ -1,0 +1,158 @@
+package analytics
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// checkExact compares the visitors and views exports of a project with a
+// brute-force count over the stored views, for a few ranges.
+func checkExact(t *testing.T, s *Service, project string, start time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	d := s.db
+	for _, r := range []struct{ from, to *time.Time }{
+		{nil, nil},
+		{ptr(start.AddDate(0, 0, 3)), ptr(start.AddDate(0, 0, 4))},
+		{ptr(start.Add(30*time.Hour + 123*time.Millisecond)), nil},
+	} {
+		wantRows, wantTotals, wantViews, wantViewTotals := bruteForce(t, d, project, Query{From: r.from, To: r.to})
+		v, err := s.Visitors(ctx, project, Query{From: r.from, To: r.to, Limit: MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Totals != wantTotals || !slices.Equal(v.Visitors, wantRows[:min(MaxLimit, len(wantRows))]) {
+			t.Fatalf("visitors %v..%v: totals %+v, brute force %+v (or rows differ)", r.from, r.to, v.Totals, wantTotals)
+		}
+		w, err := s.Views(ctx, project, Query{From: r.from, To: r.to, Limit: MaxLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Totals != wantViewTotals || !slices.Equal(w.Views, wantViews[:min(MaxLimit, len(wantViews))]) {
+			t.Fatalf("views %v..%v: totals %+v, brute force %+v (or rows differ)", r.from, r.to, w.Totals, wantViewTotals)
+		}
+	}
+}
+
+// TestPreloadInChunksIsExact loads an index in many small chunks read on
+// every core, as a large site loads at start-up, then keeps it current.
+func TestPreloadInChunksIsExact(t *testing.T) {
+	s, d, project := newTestService(t)
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	cfg := GenConfig{Views: 20000, Paths: 300, Visitors: 2000, From: start, To: start.AddDate(0, 0, 10), Seed: 3}
+	record(t, s, project, cfg)
+
+	fresh := NewService(d, s.cls)
+	fresh.loadChunk = 777
+	chunks := 0
+	fresh.merged = func(int64) { chunks++ }
+	if err := fresh.Preload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if chunks < 20 {
+		t.Fatalf("the load merged %d chunks, want many", chunks)
+	}
+	checkExact(t, fresh, project, start)
+	// Views stored after the load are read by the next query.
+	cfg.Seed, cfg.Views = 4, 3000
+	record(t, fresh, project, cfg)
+	checkExact(t, fresh, project, start)
+}
+
+// TestQueryDuringLoadWaits holds a load after its first chunk and queries
+// meanwhile: the query waits and answers from every view, and a query whose
+// context ends first fails rather than answer from part of them.
+func TestQueryDuringLoadWaits(t *testing.T) {
+	s, d, project := newTestService(t)
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	record(t, s, project, GenConfig{Views: 10000, Paths: 200, Visitors: 1000, From: start, To: start.AddDate(0, 0, 10), Seed: 5})
+
+	fresh := NewService(d, s.cls)
+	fresh.loadChunk = 1000
+	first, release := make(chan struct{}), make(chan struct{})
+	merges := 0
+	fresh.merged = func(int64) {
+		if merges++; merges == 1 {
+			close(first)
+			<-release
+		}
+	}
+	loaded := make(chan error, 1)
+	go func() { loaded <- fresh.Preload(context.Background()) }()
+	<-first
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := fresh.Visitors(ctx, project, Query{Limit: 10}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a query whose context ended during the load: %v, want context.DeadlineExceeded", err)
+	}
+	type answer struct {
+		v   Visitors
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		v, err := fresh.Visitors(context.Background(), project, Query{Limit: MaxLimit})
+		got <- answer{v, err}
+	}()
+	close(release)
+	a := <-got
+	if err := <-loaded; err != nil {
+		t.Fatal(err)
+	}
+	if a.err != nil {
+		t.Fatal(a.err)
+	}
+	_, want, _, _ := bruteForce(t, d, project, Query{})
+	if a.v.Totals != want {
+		t.Fatalf("query during the load: totals %+v, brute force %+v", a.v.Totals, want)
+	}
+	checkExact(t, fresh, project, start)
+}
+
+// TestReaderNeverSeesHalfMergedIndex reads the index while a refresh of
+// new views is between chunks: the reader must see it before or after the
+// refresh, never in between (paths half-merged are out of time order).
+func TestReaderNeverSeesHalfMergedIndex(t *testing.T) {
+	s, _, project := newTestService(t)
+	s.loadChunk = 500
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	ctx := context.Background()
+	record(t, s, project, GenConfig{Views: 2000, Paths: 50, Visitors: 300, From: start, To: start.AddDate(0, 0, 5), Seed: 6})
+	if _, err := s.Visitors(ctx, project, Query{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.site(ctx, project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := st.idx
+	record(t, s, project, GenConfig{Views: 4000, Paths: 50, Visitors: 300, From: start, To: start.AddDate(0, 0, 5), Seed: 7})
+	var observed chan int64
+	x.merged = func(int64) {
+		if observed != nil {
+			return
+		}
+		observed = make(chan int64, 1)
+		go func() {
+			x.mu.RLock()
+			defer x.mu.RUnlock()
+			observed <- x.lastView
+		}()
+		// The reader's chance to run between chunks (it must not get in).
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := s.Visitors(ctx, project, Query{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if observed == nil {
+		t.Fatal("the refresh merged no chunk")
+	}
+	if got := <-observed; got != x.lastView {
+		t.Fatalf("a reader saw the index up to view %d during a refresh to %d", got, x.lastView)
+	}
+	checkExact(t, s, project, start)
+}
