@@ -48,6 +48,7 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go a.preloadAnalytics(ctx)
 	select {
 	case err := <-errc:
 		return err
@@ -85,6 +86,19 @@ func cmdWorker(ctx context.Context, args []string, e env) error {
 	a.log.Info("shutting down: the worker takes no new tasks")
 	worker.Shutdown()
 	return nil
+}
+
+// preloadAnalytics loads the analytics index while serving starts, so the
+// first export does not pay for it; queries meanwhile wait for their site.
+func (a *app) preloadAnalytics(ctx context.Context) {
+	start := time.Now()
+	if err := a.analytics.Preload(ctx); err != nil {
+		if ctx.Err() == nil {
+			a.log.Error("analytics: index preload failed; queries load it on demand", "err", err)
+		}
+		return
+	}
+	a.log.Info("analytics index loaded", "took", time.Since(start).Round(time.Millisecond))
 }
 
 // startWorker starts the Asynq worker; it stops taking tasks on Shutdown.
