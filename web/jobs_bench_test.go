@@ -84,7 +84,7 @@ func BenchmarkGetJob(b *testing.B) {
 // BenchmarkGetJobServeMux is BenchmarkGetJob with the same middleware and
 // handler behind net/http's ServeMux pattern instead of the gorilla/mux
 // router, to measure what route matching costs. Not how Folio is served: it
-// exists to size that one candidate (BENCHMARKS-jobs.md).
+// exists to size that one candidate (BENCHMARKS.md, agent jobs).
 func BenchmarkGetJobServeMux(b *testing.B) {
 	s := newTestServer(b)
 	var j map[string]any
