@@ -34,18 +34,7 @@ func (s *testServer) sameOrigin() map[string]string {
 
 func (s *testServer) postPage(t *testing.T, c *http.Client, path string, form url.Values) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for k, v := range s.sameOrigin() {
-		req.Header.Set(k, v)
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	return postForm(t, c, s.URL+path, form, s.sameOrigin())
 }
 
 func TestJobLaunchIsRateLimited(t *testing.T) {

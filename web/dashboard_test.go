@@ -60,7 +60,15 @@ func (s *dashboardServer) client(t *testing.T) *http.Client {
 // post sends a form; headers set the browser's origin signals.
 func (s *dashboardServer) post(t *testing.T, c *http.Client, path string, form url.Values, headers map[string]string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(form.Encode()))
+	res, _ := postForm(t, c, s.URL+path, form, headers)
+	return res
+}
+
+// postForm posts a form to target as a browser would and returns the
+// answer with its body read.
+func postForm(t *testing.T, c *http.Client, target string, form url.Values, headers map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	for k, v := range headers {
 		req.Header.Set(k, v)
@@ -69,8 +77,9 @@ func (s *dashboardServer) post(t *testing.T, c *http.Client, path string, form u
 	if err != nil {
 		t.Fatal(err)
 	}
-	res.Body.Close()
-	return res
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res, string(b)
 }
 
 func (s *dashboardServer) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
