@@ -314,3 +314,15 @@ func diffSign(kind string) string {
 	}
 	return " "
 }
+
+// usage says what a job's runs have used of the model.
+func usage(j db.Job) string {
+	if j.Steps == 0 {
+		return "none yet"
+	}
+	calls := "model calls"
+	if j.Steps == 1 {
+		calls = "model call"
+	}
+	return fmt.Sprintf("%d %s, %s tokens", j.Steps, calls, num(int(j.Tokens)))
+}

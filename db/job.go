@@ -45,10 +45,12 @@ type Job struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	ArchivedAt   *time.Time
+	Steps        int   // model calls of all runs
+	Tokens       int64 // tokens of all runs
 }
 
 const jobColumns = `id, project_id, status, repository, ref, model, branch, pr_link, error_code, error_message,
-	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at`
+	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at, steps, tokens`
 
 func scanJob(s scanner) (Job, error) {
 	var j Job
@@ -56,7 +58,7 @@ func scanJob(s scanner) (Job, error) {
 	var lease, archived sql.NullInt64
 	err := s.Scan(&j.ID, &j.ProjectID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink,
 		&j.ErrorCode, &j.ErrorMessage, &j.Turn, &j.Recovery, &j.Attempts, &j.LeaseOwner, &lease,
-		&created, &updated, &archived)
+		&created, &updated, &archived, &j.Steps, &j.Tokens)
 	j.CreatedAt, j.UpdatedAt = fromMillis(created), fromMillis(updated)
 	j.LeaseUntil, j.ArchivedAt = fromNullMillis(lease), fromNullMillis(archived)
 	return j, err
@@ -382,6 +384,15 @@ func (d *DB) ReleaseJobRun(ctx context.Context, id, owner string) (bool, error) 
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
+}
+
+// AddJobUsage adds a run's model calls and tokens to the job's totals.
+func (d *DB) AddJobUsage(ctx context.Context, id string, steps int, tokens int64) error {
+	if _, err := d.w.ExecContext(ctx, `/* DB.AddJobUsage */
+		UPDATE jobs SET steps = steps + ?, tokens = tokens + ? WHERE id = ?`, steps, tokens, id); err != nil {
+		return fmt.Errorf("db: unable to record usage of job %s: %w", id, err)
+	}
+	return nil
 }
 
 // FinishJobRun ends owner's successful turn: its messages join the history,

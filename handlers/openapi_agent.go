@@ -72,6 +72,8 @@ func AgentOpenAPI() OpenAPIPart {
 					"model":  str, "prLink": nullable("string", "uri"),
 					"createdAt": map[string]any{"type": "string", "format": "date-time"}, "archivedAt": nullable("string", "date-time"),
 					"updatedAt": map[string]any{"type": "string", "format": "date-time"}, "branch": str,
+					"usage": map[string]any{"type": "object", "description": "What the job's runs have used of the model, over all turns and attempts.",
+						"properties": map[string]any{"steps": map[string]any{"type": "integer"}, "tokens": map[string]any{"type": "integer"}}},
 					"error": map[string]any{"type": "object", "description": "Why a failed job failed.", "properties": map[string]any{"code": str, "message": str}},
 				}},
 			"JobList": map[string]any{"type": "object", "required": []any{"jobs", "hasMore"},

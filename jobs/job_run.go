@@ -61,6 +61,12 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	stop := s.keepLease(runCtx, cancel, j.ID, owner)
 	res, err := s.runner.Run(runCtx, run, s.recorder(j, owner))
 	stop()
+	// A failed attempt used the model too: count every run.
+	if res.Steps > 0 || res.Tokens > 0 {
+		if uerr := s.db.AddJobUsage(after, j.ID, res.Steps, res.Tokens); uerr != nil {
+			s.log.Warn("unable to record a run's usage", "job_id", j.ID, "err", uerr)
+		}
+	}
 
 	switch {
 	case err == nil:

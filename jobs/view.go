@@ -9,7 +9,7 @@ import (
 
 // Job is a job as the API and webhooks show it: the seed's fields, with
 // prLink and archivedAt null when empty (and prLink null while active),
-// plus updatedAt, branch and error.
+// plus updatedAt, branch, usage and error.
 type Job struct {
 	ID         string     `json:"id"`
 	Status     string     `json:"status"`
@@ -20,7 +20,14 @@ type Job struct {
 	ArchivedAt *time.Time `json:"archivedAt"`
 	UpdatedAt  time.Time  `json:"updatedAt"`
 	Branch     string     `json:"branch"`
+	Usage      Usage      `json:"usage"`
 	Error      *JobError  `json:"error,omitempty"`
+}
+
+// Usage is what a job's runs have used of the model, over all its turns.
+type Usage struct {
+	Steps  int   `json:"steps"`  // model calls
+	Tokens int64 `json:"tokens"` // prompt and completion tokens
 }
 
 // Source is the repository and ref a job works on.
@@ -40,6 +47,7 @@ func View(j db.Job) Job {
 	v := Job{
 		ID: j.ID, Status: j.Status, Source: Source{j.Repository, j.Ref}, Model: j.Model,
 		CreatedAt: j.CreatedAt.UTC(), ArchivedAt: j.ArchivedAt, UpdatedAt: j.UpdatedAt.UTC(), Branch: j.Branch,
+		Usage: Usage{Steps: j.Steps, Tokens: j.Tokens},
 	}
 	// The seed: prLink is null while the job is active. The stored link is
 	// never cleared, so it shows again once a follow-up's turn ends.

@@ -77,7 +77,11 @@ type jobJSON struct {
 	Status string  `json:"status"`
 	PRLink *string `json:"prLink"`
 	Branch string  `json:"branch"`
-	Error  *struct {
+	Usage  struct {
+		Steps  int   `json:"steps"`
+		Tokens int64 `json:"tokens"`
+	} `json:"usage"`
+	Error *struct {
 		Code, Message string
 	} `json:"error"`
 }
@@ -101,6 +105,10 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	wantLink := s.app.cfg.BaseURL + "/projects/" + p.ID + "/jobs/" + created.ID + "/changes"
 	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
 		t.Fatalf("job ended %+v, want completed with prLink %s", done, wantLink)
+	}
+	// The scripted model answers a turn in two calls of 120 tokens each.
+	if done.Usage.Steps != 2 || done.Usage.Tokens != 240 {
+		t.Fatalf("usage after one turn %+v, want 2 steps and 240 tokens", done.Usage)
 	}
 	branch := "folio/" + created.ID
 	if got := git(t, repo, "show", branch+":notes/1.md"); !strings.Contains(got, "rotate API keys") {
@@ -131,6 +139,9 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	done = s.pollJob(created.ID)
 	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
 		t.Fatalf("after the follow-up: %+v", done)
+	}
+	if done.Usage.Steps != 4 || done.Usage.Tokens != 480 {
+		t.Fatalf("usage after two turns %+v, want 4 steps and 480 tokens", done.Usage)
 	}
 	if got := git(t, repo, "show", branch+":notes/2.md"); !strings.Contains(got, "Also cover expiry.") {
 		t.Fatalf("notes/2.md on %s is %q", branch, got)

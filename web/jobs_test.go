@@ -194,7 +194,7 @@ func TestJobAPIThroughEveryTransition(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if got := strings.Join(keys, ","); got != "archivedAt,branch,createdAt,id,model,prLink,source,status,updatedAt" {
+	if got := strings.Join(keys, ","); got != "archivedAt,branch,createdAt,id,model,prLink,source,status,updatedAt,usage" {
 		t.Fatalf("job fields = %s", got)
 	}
 	if created["status"] != "active" || created["prLink"] != nil || created["archivedAt"] != nil || created["model"] != "test-model" {
