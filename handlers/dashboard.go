@@ -72,6 +72,7 @@ type Dashboard struct {
 	csrf         *http.CrossOriginProtection
 	analytics    AnalyticsReporter
 	baseURL      string
+	repos        RepositoryPolicy
 	invites      InvitationService
 }
 
@@ -86,7 +87,8 @@ type DashboardConfig struct {
 	DefaultModel string // FOLIO_MODEL, shown where a project has none
 	Log          *slog.Logger
 	Analytics    AnalyticsReporter
-	BaseURL      string // FOLIO_BASE_URL, for the snippets pages hand out
+	BaseURL      string           // FOLIO_BASE_URL, for the snippets pages hand out
+	Repositories RepositoryPolicy // which repositories admins may connect
 	Invites      InvitationService
 }
 
@@ -94,7 +96,7 @@ type DashboardConfig struct {
 func NewDashboard(c DashboardConfig) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
 		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
-		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites}
+		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, repos: c.Repositories}
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d
 }

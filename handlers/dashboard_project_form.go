@@ -17,19 +17,30 @@ var (
 	hostname   = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[0-9]{1,5})?$`)
 )
 
+// RepositoryPolicy says which repositories admins may connect (see
+// codehost.Policy): nil, or an error that says why not.
+type RepositoryPolicy interface {
+	Allow(repo string) error
+}
+
 // projectForm reads a project's fields from a posted form into p and says
 // which are wrong. Fields absent from the form (the create form has no
-// webhook) leave p's value alone.
-func projectForm(r *http.Request, p *db.Project) components.FormErrors {
+// webhook) leave p's value alone. A repository that changes must pass repos.
+func projectForm(r *http.Request, p *db.Project, repos RepositoryPolicy) components.FormErrors {
 	errs := components.FormErrors{}
 	has := func(name string) bool { _, ok := r.PostForm[name]; return ok }
 	p.Name = strings.TrimSpace(r.PostFormValue("name"))
 	if p.Name == "" || len(p.Name) > 100 {
 		errs["name"] = "Give the project a name of up to 100 characters."
 	}
+	old := p.Repository
 	p.Repository = strings.TrimSpace(r.PostFormValue("repository"))
 	if !validRepository(p.Repository) {
 		errs["repository"] = "Use owner/name for GitHub, or an absolute path or file:// URL of a local git repository."
+	} else if p.Repository != old {
+		if err := repos.Allow(p.Repository); err != nil {
+			errs["repository"] = "This server does not allow that repository: " + err.Error() + "."
+		}
 	}
 	p.Ref = strings.TrimSpace(r.PostFormValue("ref"))
 	if p.Ref == "" {

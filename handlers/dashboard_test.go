@@ -2,12 +2,15 @@ package handlers
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/db"
 )
 
@@ -50,14 +53,19 @@ func TestLocalPath(t *testing.T) {
 }
 
 func TestProjectForm(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, "docs"), 0o755)
+	repos := codehost.Policy{LocalRoot: root}
 	cases := []struct {
 		name    string
 		form    url.Values
 		wantErr []string
 	}{
 		{"github", url.Values{"name": {"Docs"}, "repository": {"acme/docs"}, "ref": {"main"}}, nil},
-		{"local path", url.Values{"name": {"Docs"}, "repository": {"/srv/git/docs.git"}}, nil},
-		{"file url", url.Values{"name": {"Docs"}, "repository": {"file:///srv/git/docs.git"}}, nil},
+		{"local path in the server's root", url.Values{"name": {"Docs"}, "repository": {filepath.Join(root, "docs")}}, nil},
+		{"file url in the server's root", url.Values{"name": {"Docs"}, "repository": {"file://" + filepath.Join(root, "docs")}}, nil},
+		{"local path outside the server's root", url.Values{"name": {"Docs"}, "repository": {"/srv/git/docs.git"}}, []string{"repository"}},
+		{"file url outside the server's root", url.Values{"name": {"Docs"}, "repository": {"file:///srv/git/docs.git"}}, []string{"repository"}},
 		{"missing name and bad repo", url.Values{"repository": {"not a repo"}}, []string{"name", "repository"}},
 		{"relative file url", url.Values{"name": {"D"}, "repository": {"file://docs"}}, []string{"repository"}},
 		{"bad ref", url.Values{"name": {"D"}, "repository": {"a/b"}, "ref": {"--upload-pack=x"}}, []string{"ref"}},
@@ -71,7 +79,7 @@ func TestProjectForm(t *testing.T) {
 			r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.form.Encode()))
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			var p db.Project
-			errs := projectForm(r, &p)
+			errs := projectForm(r, &p, repos)
 			var got []string
 			for f := range errs {
 				got = append(got, f)
@@ -90,7 +98,7 @@ func TestProjectFormKeepsSecretAndNormalisesDomains(t *testing.T) {
 	r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(form.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	p := db.Project{WebhookSecret: "kept"}
-	if errs := projectForm(r, &p); errs.Has() {
+	if errs := projectForm(r, &p, codehost.Policy{}); errs.Has() {
 		t.Fatal(errs)
 	}
 	if p.WebhookSecret != "kept" || p.AllowedDomains != "docs.example.com,*.example.dev" {

@@ -10,7 +10,7 @@ import (
 func (d *Dashboard) ProjectCreate(w http.ResponseWriter, r *http.Request) {
 	u, _ := currentUser(r.Context())
 	p := db.Project{OwnerID: u.ID}
-	if errs := projectForm(r, &p); errs.Has() {
+	if errs := projectForm(r, &p, d.repos); errs.Has() {
 		f := d.formOf(p)
 		f.Errors = errs
 		d.renderProjects(w, r, http.StatusUnprocessableEntity, f)

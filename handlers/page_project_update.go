@@ -13,7 +13,7 @@ func (d *Dashboard) ProjectUpdate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	saved := p
-	if errs := projectForm(r, &p); errs.Has() {
+	if errs := projectForm(r, &p, d.repos); errs.Has() {
 		f := d.formOf(p)
 		f.Errors = errs
 		// The header keeps the stored name until the change is saved.

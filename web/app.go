@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/redis/go-redis/v9"
 
@@ -58,6 +59,11 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 	a.db, err = db.Open(ctx, cfg.DBPath)
 	if err != nil {
 		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot open the database (FOLIO_DB=%s): %v", cfg.DBPath, err)}
+	}
+	// Where dashboard admins' local repositories live; see codehost.Policy.
+	if err := os.MkdirAll(cfg.LocalRepos, 0o750); err != nil {
+		a.db.Close()
+		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot create FOLIO_LOCAL_REPOS=%s: %v", cfg.LocalRepos, err)}
 	}
 	if _, err := a.db.Migrate(ctx); err != nil {
 		a.db.Close()

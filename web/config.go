@@ -40,6 +40,10 @@ type Config struct {
 	JobTimeout              time.Duration
 	Signup                  string
 	LogFormat               string
+	// LocalRepos holds the local repositories dashboard admins may connect;
+	// GitHubOwners, if set, bounds their GitHub repositories.
+	LocalRepos   string
+	GitHubOwners []string
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 }
@@ -91,6 +95,14 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, &configError{"FOLIO_DATA_DIR", c.DataDir, "want a directory path"}
 	}
 	c.DataDir = dataDir
+	if c.LocalRepos, err = filepath.Abs(get("FOLIO_LOCAL_REPOS", filepath.Join(c.DataDir, "repos"))); err != nil {
+		return c, &configError{"FOLIO_LOCAL_REPOS", getenv("FOLIO_LOCAL_REPOS"), "want a directory path"}
+	}
+	for _, o := range strings.Split(getenv("FOLIO_GITHUB_OWNERS"), ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			c.GitHubOwners = append(c.GitHubOwners, o)
+		}
+	}
 	if c.DBPath, err = filepath.Abs(get("FOLIO_DB", filepath.Join(c.DataDir, "folio.db"))); err != nil {
 		return c, &configError{"FOLIO_DB", getenv("FOLIO_DB"), "want a file path"}
 	}

@@ -39,7 +39,7 @@ func gatedModel(t *testing.T) (m *testenv.ModelServer, release func()) {
 func TestJobPagesInBrowser(t *testing.T) {
 	model, release := gatedModel(t)
 	s := newTestServer(t, withModel(t, model))
-	repo := newDocsRepo(t)
+	repo := newDocsRepoIn(t, s.app.cfg.LocalRepos) // where admins may connect local repositories
 	var hooks atomic.Int32
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hooks.Add(1) == 1 {

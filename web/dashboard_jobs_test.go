@@ -206,3 +206,21 @@ func TestReviewPageOfAGitHubProjectLinksToThePullRequest(t *testing.T) {
 		t.Errorf("merge of a GitHub job: got %d", res.StatusCode)
 	}
 }
+
+// Project admins may connect only local repositories directly inside
+// FOLIO_LOCAL_REPOS: not the rest of the disk, nor one nested in another's
+// working tree, where files the agent wrote could pose as a repository.
+func TestDashboardConfinesLocalRepositories(t *testing.T) {
+	s := newTestServer(t)
+	inside := newDocsRepoIn(t, s.app.cfg.LocalRepos)
+	_, c := s.signedIn(t)
+	for _, repo := range []string{"/etc", newDocsRepo(t), filepath.Join(inside, "notes"), "file://" + filepath.Dir(s.app.cfg.LocalRepos)} {
+		res, body := s.postPage(t, c, "/projects", url.Values{"name": {"Evil"}, "repository": {repo}, "ref": {"main"}})
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "does not allow that repository") {
+			t.Errorf("repository %s: got %d, want 422 refusing it", repo, res.StatusCode)
+		}
+	}
+	if res, _ := s.postPage(t, c, "/projects", url.Values{"name": {"Docs"}, "repository": {inside}, "ref": {"main"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a repository inside FOLIO_LOCAL_REPOS: got %d, want 303", res.StatusCode)
+	}
+}

@@ -30,7 +30,13 @@ func withModel(t testing.TB, m *testenv.ModelServer) serverOption {
 // main, as a team keeps one on a server, and returns its path.
 func newDocsRepo(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "docs")
+	return newDocsRepoIn(t, t.TempDir())
+}
+
+// newDocsRepoIn makes the docs repository as root/docs.
+func newDocsRepoIn(t testing.TB, root string) string {
+	t.Helper()
+	dir := filepath.Join(root, "docs")
 	files := map[string]string{
 		"docs.json":   `{"name":"Acme","navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
 		"index.mdx":   "---\ntitle: Welcome\n---\n\nHello.\n",

@@ -10,6 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/static"
 )
@@ -49,7 +50,8 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
 		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
-		Invites: auth.NewInvitations(a.db, a.cfg.BaseURL),
+		Repositories: codehost.Policy{LocalRoot: a.cfg.LocalRepos, GitHubOwners: a.cfg.GitHubOwners},
+		Invites:      auth.NewInvitations(a.db, a.cfg.BaseURL),
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
 

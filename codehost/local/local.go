@@ -48,7 +48,7 @@ func ChangesLink(baseURL, projectID, jobID string) string {
 // Diff is the branch's change against ref since they parted, as a unified
 // diff: what merging the branch would bring.
 func Diff(ctx context.Context, repoPath, ref, branch string) (string, error) {
-	out, err := git.Run(ctx, repoPath, nil, "diff", "--no-color", "--no-ext-diff", "refs/heads/"+ref+"...refs/heads/"+branch, "--")
+	out, err := git.Run(ctx, repoPath, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", "refs/heads/"+ref+"...refs/heads/"+branch, "--")
 	if err != nil {
 		return "", fmt.Errorf("local: unable to diff %s against %s: %w", branch, ref, err)
 	}
