@@ -59,7 +59,10 @@ type Config struct {
 	RecoveryGrace time.Duration // an unclaimed active job missing from Asynq this long is re-enqueued: 30s
 	Limit         int           // creates (and, separately, follow-ups) per project per Window: 100
 	Window        time.Duration // 1h
-	HTTPClient    *http.Client  // for webhook deliveries: 15s timeout
+	HTTPClient    *http.Client  // for webhook deliveries: webhookClient's
+	// AllowPrivateWebhooks lets webhooks reach loopback and private
+	// addresses (FOLIO_WEBHOOK_ALLOW_PRIVATE), for receivers on the same network.
+	AllowPrivateWebhooks bool
 }
 
 func (c Config) withDefaults() Config {
@@ -79,7 +82,7 @@ func (c Config) withDefaults() Config {
 		c.Limit = 100
 	}
 	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: 15 * time.Second}
+		c.HTTPClient = webhookClient(c.AllowPrivateWebhooks)
 	}
 	return c
 }

@@ -61,6 +61,7 @@ func newWorld(t *testing.T, cfg jobs.Config) *world {
 		t.Fatal(err)
 	}
 	cfg.DefaultModel = "test-model"
+	cfg.AllowPrivateWebhooks = true // the tests' receivers are on loopback
 	w.svc = jobs.New(w.db, w.rdb, w.queue, w.runner, w.log, cfg)
 	return w
 }

@@ -85,7 +85,7 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 }
 
 func (a *app) jobsConfig() jobs.Config {
-	return jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model}
+	return jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate}
 }
 
 // assemble builds the services over a.db and, when there is one, a.rdb.

@@ -44,6 +44,8 @@ type Config struct {
 	// GitHubOwners, if set, bounds their GitHub repositories.
 	LocalRepos   string
 	GitHubOwners []string
+	// WebhookAllowPrivate lets project webhooks reach private addresses.
+	WebhookAllowPrivate bool
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 }
@@ -115,6 +117,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, &configError{"FOLIO_WORKER", getenv("FOLIO_WORKER"), "want true or false"}
 	}
 	c.Worker = worker
+	if v := getenv("FOLIO_WEBHOOK_ALLOW_PRIVATE"); v != "" {
+		if c.WebhookAllowPrivate, err = strconv.ParseBool(v); err != nil {
+			return c, &configError{"FOLIO_WEBHOOK_ALLOW_PRIVATE", v, "want true or false"}
+		}
+	}
 	def, ok := defaultModels[c.ModelProvider]
 	if !ok {
 		return c, &configError{"FOLIO_MODEL_PROVIDER", c.ModelProvider, "want openai or anthropic"}

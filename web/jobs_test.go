@@ -53,7 +53,8 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	t.Helper()
 	testRedis.Flush(t)
 	ctx := context.Background()
-	a := &app{cfg: Config{BaseURL: "http://folio.test", JobTimeout: time.Minute, Model: "test-model", LocalRepos: t.TempDir()},
+	a := &app{cfg: Config{BaseURL: "http://folio.test", JobTimeout: time.Minute, Model: "test-model", LocalRepos: t.TempDir(),
+		WebhookAllowPrivate: true}, // the tests' receivers are on loopback
 		log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: testRedis.Client(t)}
 	jcfg := a.jobsConfig()
 	for _, o := range opts {
