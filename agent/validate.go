@@ -228,7 +228,13 @@ func checkNav(dir, nav string) []string {
 			continue
 		}
 		seen[pg] = true
-		if !pageExists(dir, path.Join(base, strings.TrimPrefix(pg, "/"))) {
+		candidate := path.Join(base, strings.TrimPrefix(pg, "/"))
+		if strings.HasPrefix(candidate, "../") || candidate == ".." {
+			// Outside the checkout: never looked at, so nothing outside is revealed.
+			problems = append(problems, fmt.Sprintf("%s: navigation names page %q, which is outside the repository", nav, pg))
+			continue
+		}
+		if !pageExists(dir, candidate) {
 			problems = append(problems, fmt.Sprintf("%s: navigation names page %q, but no %s.mdx or %s.md exists", nav, pg, pg, pg))
 		}
 	}

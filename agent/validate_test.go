@@ -27,6 +27,8 @@ func TestValidate(t *testing.T) {
 			[]workspace.Change{{Path: "docs.json", Status: "M"}}, []string{`"missing"`}},
 		{"nav broken by a deleted page", map[string]string{"mint.json": `{"navigation":[{"group":"G","pages":["a"]}]}`},
 			[]workspace.Change{{Path: "a.mdx", Status: "D"}}, []string{`"a"`}},
+		{"nav names a page outside the repository", map[string]string{"docs.json": `{"navigation":[{"group":"G","pages":["../../../../etc/passwd"]}]}`},
+			[]workspace.Change{{Path: "docs.json", Status: "M"}}, []string{"outside the repository"}},
 		{"nav not json", map[string]string{"docs.json": `{"navigation":`}, []workspace.Change{{Path: "docs.json", Status: "M"}}, []string{"not valid JSON"}},
 		{"untouched nav not checked", map[string]string{"docs.json": `{"navigation":[{"pages":["old"]}]}`, "a.mdx": "hi"}, []workspace.Change{{Path: "a.mdx", Status: "M"}}, nil},
 	}
