@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"runtime"
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
@@ -73,7 +74,11 @@ type Dashboard struct {
 	analytics    AnalyticsReporter
 	baseURL      string
 	repos        RepositoryPolicy
-	invites      InvitationService
+	// addressAttempts caps failed sign-ins per IP address across emails;
+	// hashing bounds concurrent password checks.
+	addressAttempts *SignInLimiter
+	hashing         chan struct{}
+	invites         InvitationService
 }
 
 // DashboardConfig is what the dashboard is built from.
@@ -97,6 +102,8 @@ func NewDashboard(c DashboardConfig) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
 		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
 		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, repos: c.Repositories}
+	d.addressAttempts = NewSignInLimiter(5*c.Attempts.Max, c.Attempts.Window)
+	d.hashing = make(chan struct{}, max(2, runtime.NumCPU()))
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d
 }

@@ -26,12 +26,18 @@ func (d *Dashboard) LoginForm(w http.ResponseWriter, r *http.Request) {
 }
 
 // Login checks an email and password and starts a session. Failures are
-// counted per IP address and email; too many are refused for a while.
+// counted per IP address and email, and per IP address alone (a wider cap,
+// so guessing across many emails from one address is bounded too); too many
+// are refused for a while.
 func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	v := components.LoginView{Email: email, Next: r.PostFormValue("next")}
-	limitKey := clientIP(r) + "|" + strings.ToLower(email)
-	if ok, wait := d.attempts.Allow(limitKey); !ok {
+	limitKey, addressKey := clientIP(r)+"|"+strings.ToLower(email), clientIP(r)
+	ok, wait := d.attempts.Allow(limitKey)
+	if ok {
+		ok, wait = d.addressAttempts.Allow(addressKey)
+	}
+	if !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Round(time.Second).Seconds())))
 		v.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %s.", waitText(wait))
 		d.renderLogin(w, r, http.StatusTooManyRequests, v)
@@ -45,9 +51,13 @@ func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
+	// Each check holds ~19 MiB for argon2id: a few at a time bounds memory.
+	d.hashing <- struct{}{}
 	match, err := auth.CheckPassword(hash, r.PostFormValue("password"))
+	<-d.hashing
 	if err != nil || !match || u.ID == "" {
 		d.attempts.Fail(limitKey)
+		d.addressAttempts.Fail(addressKey)
 		v.Error = "That email and password do not match an account."
 		d.renderLogin(w, r, http.StatusUnauthorized, v)
 		return

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -389,5 +390,22 @@ func TestUnknownPathsAnswerHTMLToBrowsersAndJSONToTheAPI(t *testing.T) {
 		if res.StatusCode != http.StatusNotFound || res.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"code":"not_found"`) {
 			t.Errorf("GET %s: got %d %s %s, want the JSON 404", path, res.StatusCode, res.Header.Get("Content-Type"), body)
 		}
+	}
+}
+
+// Guessing across many emails from one address is capped too, at five times
+// the per-email limit.
+func TestSignInAttemptsAreLimitedPerAddress(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	s.addUser(t, "ada@example.com")
+	c := s.client(t)
+	for i := range 5 * signInFailures {
+		email := fmt.Sprintf("guess%d@example.com", i)
+		if res := s.login(t, c, email, "wrong password"); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("failed attempt %d: got %d, want 401", i+1, res.StatusCode)
+		}
+	}
+	if res := s.login(t, c, "ada@example.com", "correct horse"); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("after %d failures from one address, a new email: got %d, want 429", 5*signInFailures, res.StatusCode)
 	}
 }
