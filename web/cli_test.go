@@ -14,12 +14,12 @@ import (
 
 func TestCLISetUpWithoutABrowser(t *testing.T) {
 	te := newTestEnv(t)
-	out := te.must(t, "", "migrate")
-	if !strings.Contains(out, "applied 0001_foundation.sql") {
-		t.Fatalf("migrate printed %q", out)
+	// Progress goes to stderr: stdout carries only values asked for.
+	if code, out, errs := te.folio(t, "", "migrate"); code != 0 || out != "" || !strings.Contains(errs, "applied 0001_foundation.sql") {
+		t.Fatalf("migrate: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if out := te.must(t, "", "migrate"); out != "database is up to date" {
-		t.Fatalf("second migrate printed %q", out)
+	if code, out, errs := te.folio(t, "", "migrate"); code != 0 || out != "" || strings.TrimSpace(errs) != "database is up to date" {
+		t.Fatalf("second migrate: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 
 	uid := te.must(t, "s3cret-passw0rd\n", "user create", "--email", "ada@example.com", "--password-stdin")
@@ -43,6 +43,9 @@ func TestCLISetUpWithoutABrowser(t *testing.T) {
 	other := te.must(t, "", "key", "create", "--project", pid)
 
 	list := te.must(t, "", "key", "list", "--project", pid)
+	if n := len(strings.Split(list, "\n")); n != 2 {
+		t.Fatalf("key list printed %d lines, want one a key:\n%s", n, list)
+	}
 	if strings.Contains(list, key) || strings.Contains(list, other) || strings.Contains(list, key[6:len(key)-4]) {
 		t.Fatalf("key list shows a whole key:\n%s", list)
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -203,7 +204,10 @@ func cmdKeyList(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tKEY\tCREATED\tLAST USED\tEXPIRES\tSTATUS")
+	// One key a line for scripts; a header too for a person at a terminal.
+	if f, ok := e.stdout.(*os.File); ok && isTerminal(f) {
+		fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tKEY\tCREATED\tLAST USED\tEXPIRES\tSTATUS")
+	}
 	now := time.Now()
 	for _, k := range keys {
 		status := "active"

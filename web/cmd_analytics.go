@@ -47,7 +47,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 		}
 	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(e.stdout, "%d lines read, %d page views stored, %d skipped in %s (%.0f lines/s)\n",
+	fmt.Fprintf(e.stderr, "%d lines read, %d page views stored, %d skipped in %s (%.0f lines/s)\n",
 		total.Lines, total.Stored, total.Lines-total.Stored, elapsed.Round(time.Millisecond), float64(total.Lines)/max(elapsed.Seconds(), 1e-9))
 	reasons := make([]string, 0, len(total.Skipped))
 	for k := range total.Skipped {
@@ -55,7 +55,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	}
 	sort.Strings(reasons)
 	for _, k := range reasons {
-		fmt.Fprintf(e.stdout, "  skipped %d: %s\n", total.Skipped[k], k)
+		fmt.Fprintf(e.stderr, "  skipped %d: %s\n", total.Skipped[k], k)
 	}
 	return nil
 }
@@ -152,7 +152,7 @@ func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%d page views generated in %s\n", n, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(e.stderr, "%d page views generated in %s\n", n, time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -149,10 +149,10 @@ func cmdMigrate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	for _, name := range applied {
-		fmt.Fprintf(e.stdout, "applied %s\n", name)
+		fmt.Fprintf(e.stderr, "applied %s\n", name)
 	}
 	if len(applied) == 0 {
-		fmt.Fprintln(e.stdout, "database is up to date")
+		fmt.Fprintln(e.stderr, "database is up to date")
 	}
 	return nil
 }
