@@ -88,3 +88,41 @@ func messageView(j db.Job, m db.JobMessage) Message {
 	}
 	return v
 }
+
+// stamp is a time as the API writes it: RFC 3339 in UTC with milliseconds,
+// always the same width, so the strings sort as the times do.
+type stamp time.Time
+
+const stampLayout = "2006-01-02T15:04:05.000Z"
+
+func (s stamp) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(s).UTC().Format(stampLayout) + `"`), nil
+}
+
+func stampOf(t *time.Time) *stamp {
+	if t == nil {
+		return nil
+	}
+	s := stamp(*t)
+	return &s
+}
+
+// MarshalJSON writes the job with its times as stamps.
+func (j Job) MarshalJSON() ([]byte, error) {
+	type plain Job
+	return json.Marshal(struct {
+		plain
+		CreatedAt  stamp  `json:"createdAt"`
+		ArchivedAt *stamp `json:"archivedAt"`
+		UpdatedAt  stamp  `json:"updatedAt"`
+	}{plain(j), stamp(j.CreatedAt), stampOf(j.ArchivedAt), stamp(j.UpdatedAt)})
+}
+
+// MarshalJSON writes the message with its time as a stamp.
+func (m Message) MarshalJSON() ([]byte, error) {
+	type plain Message
+	return json.Marshal(struct {
+		plain
+		CreatedAt stamp `json:"createdAt"`
+	}{plain(m), stamp(m.CreatedAt)})
+}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -197,6 +198,13 @@ func TestJobAPIThroughEveryTransition(t *testing.T) {
 	sort.Strings(keys)
 	if got := strings.Join(keys, ","); got != "archivedAt,branch,createdAt,id,model,prLink,source,status,updatedAt,usage" {
 		t.Fatalf("job fields = %s", got)
+	}
+	// RFC 3339 in UTC, always with milliseconds, so the strings sort as the times do.
+	stampShape := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
+	for _, k := range []string{"createdAt", "updatedAt"} {
+		if s, _ := created[k].(string); !stampShape.MatchString(s) {
+			t.Errorf("%s = %q, want RFC 3339 UTC with milliseconds", k, s)
+		}
 	}
 	if created["status"] != "active" || created["prLink"] != nil || created["archivedAt"] != nil || created["model"] != "test-model" {
 		t.Fatalf("created = %v", created)
