@@ -50,8 +50,13 @@ func AgentOpenAPI() OpenAPIPart {
 		return s
 	}
 	str := map[string]any{"type": "string"}
+	github := operation("githubWebhook", "GitHub's pull_request deliveries (X-Hub-Signature-256 with FOLIO_GITHUB_WEBHOOK_SECRET): a merged or closed pull request of a job archives the job.", 200, nil,
+		http.StatusBadRequest, http.StatusUnauthorized, http.StatusNotFound)
+	github["security"] = []any{}
+
 	return OpenAPIPart{
 		Paths: map[string]map[string]any{
+			"/webhooks/github":                       {"post": github},
 			"/v2/agent/{projectId}/job":              {"post": rateLimited(create)},
 			"/v2/agent/{projectId}/job/{id}":         {"get": onJob(operation("getJob", "Get a job: the polling endpoint.", 200, ref("Job"), errs()...))},
 			"/v2/agent/{projectId}/job/{id}/message": {"post": rateLimited(message)},

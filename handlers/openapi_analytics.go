@@ -41,8 +41,22 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	events["parameters"] = []any{project}
 	events["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("EventBatch"))}
 
+	noKey := []any{} // the browser must never hold an admin key
+	tracker := operation("trackPageView", "Record a page view from the browser tracker (no key; CORS for the project's allowed domains; per-address rate limit). Bots and AI agents are not counted here.", 202, nil,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
+	tracker["security"] = noKey
+	tracker["requestBody"] = map[string]any{"required": true, "content": jsonContent(object([]any{"project", "path"}, map[string]any{
+		"project": str, "path": str, "referrer": str}))}
+	preflight := operation("trackPageViewPreflight", "CORS preflight of the tracker's POST.", 204, nil)
+	preflight["security"] = noKey
+	script := operation("getTrackerScript", "The browser tracker, used as <script defer src=\"{base}/js/folio.js\" data-project=\"{projectId}\"></script>.", 200, nil)
+	script["security"] = noKey
+	script["responses"].(map[string]any)["200"] = map[string]any{"description": "The script.", "content": map[string]any{"text/javascript": map[string]any{"schema": str}}}
+
 	return OpenAPIPart{
 		Paths: map[string]map[string]any{
+			"/api/event":                         {"post": tracker, "options": preflight},
+			"/js/folio.js":                       {"get": script},
 			"/v1/analytics/{projectId}/visitors": {"get": visitors},
 			"/v1/analytics/{projectId}/views":    {"get": views},
 			"/v1/analytics/{projectId}/events":   {"post": events},
@@ -60,7 +74,8 @@ func AnalyticsOpenAPI() OpenAPIPart {
 			}),
 			"EventBatch": object([]any{"events"}, map[string]any{
 				"events": map[string]any{"type": "array", "minItems": 1, "maxItems": analytics.MaxBatch, "items": map[string]any{
-					"type": "object", "required": []any{"path", "timestamp", "userAgent", "ip"}, "additionalProperties": false,
+					"type": "object", "required": []any{"path", "timestamp", "userAgent"}, "additionalProperties": false,
+					"description": "ip is required unless visitorId is given.",
 					"properties": map[string]any{
 						"path": str, "timestamp": map[string]any{"type": "string", "format": "date-time"}, "userAgent": str, "ip": str,
 						"visitorId": map[string]any{"type": "string", "description": "Your own stable visitor id; without it, a daily-keyed hash of IP and user agent is used."},

@@ -542,5 +542,6 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 
 // isAPIPath tells the API (documented in /openapi.json) from dashboard pages.
 func isAPIPath(p string) bool {
-	return strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/v2/") || p == "/openapi.json" || p == "/healthz" || p == "/readyz"
+	return strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/v2/") || strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/webhooks/") ||
+		p == "/js/folio.js" || p == "/openapi.json" || p == "/healthz" || p == "/readyz"
 }
