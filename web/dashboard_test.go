@@ -409,3 +409,23 @@ func TestSignInAttemptsAreLimitedPerAddress(t *testing.T) {
 		t.Errorf("after %d failures from one address, a new email: got %d, want 429", 5*signInFailures, res.StatusCode)
 	}
 }
+
+func TestLogoutLink(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	if res, _ := s.get(t, s.client(t), "/logout"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login" {
+		t.Fatalf("signed out GET /logout: got %d to %q, want 303 to /login", res.StatusCode, res.Header.Get("Location"))
+	}
+	c := s.client(t)
+	s.signUp(t, c, "ada@example.com")
+	res, body := s.get(t, c, "/logout")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `action="/logout"`) {
+		t.Fatalf("signed in GET /logout: got %d, want the page asking to sign out", res.StatusCode)
+	}
+	if res, _ := s.get(t, c, "/projects"); res.StatusCode != http.StatusOK {
+		t.Fatalf("a GET of /logout signed the user out: /projects answered %d", res.StatusCode)
+	}
+	s.post(t, c, "/logout", nil, nil)
+	if res, _ := s.get(t, c, "/projects"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("after POST /logout, /projects answered %d, want a redirect to sign in", res.StatusCode)
+	}
+}

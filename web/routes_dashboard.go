@@ -65,6 +65,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 	public.HandleFunc("/login", d.Login).Methods(http.MethodPost)
 	public.HandleFunc("/signup", d.SignupForm).Methods(get...)
 	public.HandleFunc("/signup", d.Signup).Methods(http.MethodPost)
+	public.HandleFunc("/logout", d.LogoutForm).Methods(get...)
 	public.HandleFunc("/logout", d.Logout).Methods(http.MethodPost)
 	public.HandleFunc("/docs/api", d.APIDocs).Methods(get...)
 
