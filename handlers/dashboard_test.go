@@ -2,9 +2,9 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
