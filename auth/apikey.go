@@ -47,7 +47,7 @@ var Expiries = map[string]time.Duration{
 // KeyStore is what keys need from storage.
 type KeyStore interface {
 	CreateAPIKey(ctx context.Context, k db.APIKey) (db.APIKey, error)
-	APIKeyByHash(ctx context.Context, hash []byte) (db.APIKey, error)
+	AuthKeyByHash(ctx context.Context, hash []byte) (db.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, t time.Time) error
 }
 
@@ -98,7 +98,7 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIK
 		return db.APIKey{}, ErrMalformed
 	}
 	hash := HashKey(token)
-	k, err := ks.Store.APIKeyByHash(ctx, hash)
+	k, err := ks.Store.AuthKeyByHash(ctx, hash)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.APIKey{}, ErrUnknownKey
 	}

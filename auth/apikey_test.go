@@ -21,9 +21,9 @@ type countingStore struct {
 	lookups, touches atomic.Int64
 }
 
-func (c *countingStore) APIKeyByHash(ctx context.Context, h []byte) (db.APIKey, error) {
+func (c *countingStore) AuthKeyByHash(ctx context.Context, h []byte) (db.APIKey, error) {
 	c.lookups.Add(1)
-	return c.DB.APIKeyByHash(ctx, h)
+	return c.DB.AuthKeyByHash(ctx, h)
 }
 
 func (c *countingStore) TouchAPIKey(ctx context.Context, id string, t time.Time) error {

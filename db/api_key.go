@@ -67,6 +67,30 @@ func (d *DB) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
 	return k, nil
 }
 
+// AuthKeyByHash finds a key by its hash for authenticating a request: only
+// ID, ProjectID, Hash, Scope, ExpiresAt, LastUsedAt and RevokedAt are read
+// (every API request makes this look-up; the name, last four and creation
+// time are not needed to decide). Revoked and expired keys are included.
+func (d *DB) AuthKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
+	rctx, err := pointRead(ctx)
+	if err != nil {
+		return APIKey{}, fmt.Errorf("db: unable to fetch API key: %w", err)
+	}
+	var k APIKey
+	var expires, used, revoked sql.NullInt64
+	err = d.r.QueryRowContext(rctx, `/* DB.AuthKeyByHash */
+		SELECT id, project_id, hash, scope, expires_at, last_used_at, revoked_at FROM api_keys WHERE hash = ?`, hash).
+		Scan(&k.ID, &k.ProjectID, &k.Hash, &k.Scope, &expires, &used, &revoked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return APIKey{}, ErrNotFound
+	}
+	if err != nil {
+		return APIKey{}, fmt.Errorf("db: unable to fetch API key: %w", err)
+	}
+	k.ExpiresAt, k.LastUsedAt, k.RevokedAt = fromNullMillis(expires), fromNullMillis(used), fromNullMillis(revoked)
+	return k, nil
+}
+
 // APIKeysForProject lists a project's keys, newest first, revoked ones included.
 func (d *DB) APIKeysForProject(ctx context.Context, projectID string) ([]APIKey, error) {
 	rows, err := d.r.QueryContext(ctx, `/* DB.APIKeysForProject */

@@ -138,6 +138,35 @@ func (d *DB) JobByID(ctx context.Context, projectID, id string) (Job, error) {
 	return j, nil
 }
 
+// JobViewByID finds a job of a project reading only what the API shows of
+// it (jobs.View): ID, Status, Repository, Ref, Model, Branch, PRLink, the
+// error, the times and the usage, with ProjectID set to projectID. The
+// turn, recovery, attempts and lease are left zero. GET job, the polling
+// endpoint, makes this read on every request.
+func (d *DB) JobViewByID(ctx context.Context, projectID, id string) (Job, error) {
+	rctx, err := pointRead(ctx)
+	if err != nil {
+		return Job{}, fmt.Errorf("db: unable to fetch job %s: %w", id, err)
+	}
+	j := Job{ProjectID: projectID}
+	var created, updated int64
+	var archived sql.NullInt64
+	err = d.r.QueryRowContext(rctx, `/* DB.JobViewByID */
+		SELECT id, status, repository, ref, model, branch, pr_link, error_code, error_message,
+			created_at, updated_at, archived_at, steps, tokens
+		FROM jobs WHERE id = ? AND project_id = ?`, id, projectID).
+		Scan(&j.ID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink, &j.ErrorCode, &j.ErrorMessage,
+			&created, &updated, &archived, &j.Steps, &j.Tokens)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Job{}, ErrNotFound
+	}
+	if err != nil {
+		return Job{}, fmt.Errorf("db: unable to fetch job %s: %w", id, err)
+	}
+	j.CreatedAt, j.UpdatedAt, j.ArchivedAt = fromMillis(created), fromMillis(updated), fromNullMillis(archived)
+	return j, nil
+}
+
 // JobProjectID is the project a job belongs to, for callers that know only
 // the job (a code host's webhook).
 func (d *DB) JobProjectID(ctx context.Context, id string) (string, error) {

@@ -1,9 +1,12 @@
 package db_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
@@ -26,16 +29,25 @@ func dbWithKey(t testing.TB) (*db.DB, db.Project, []byte) {
 	return d, p, hash
 }
 
-// BenchmarkAPIKeyByHash is the key look-up every API request makes, with a
-// cancellable context as a request's is.
+// BenchmarkAPIKeyByHash is the full key look-up, with a cancellable
+// context as a request's is.
 func BenchmarkAPIKeyByHash(b *testing.B) {
+	benchKeyLookup(b, (*db.DB).APIKeyByHash)
+}
+
+// BenchmarkAuthKeyByHash is the narrower look-up every API request makes.
+func BenchmarkAuthKeyByHash(b *testing.B) {
+	benchKeyLookup(b, (*db.DB).AuthKeyByHash)
+}
+
+func benchKeyLookup(b *testing.B, lookup func(*db.DB, context.Context, []byte) (db.APIKey, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	d, _, hash := dbWithKey(b)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := d.APIKeyByHash(ctx, hash); err != nil {
+			if _, err := lookup(d, ctx, hash); err != nil {
 				b.Error(err)
 				return
 			}
@@ -80,5 +92,59 @@ func TestPointReadsHonourADoneContext(t *testing.T) {
 	}
 	if _, err := d.JobByID(live, p.ID, j.ID); !errors.Is(err, context.Canceled) {
 		t.Errorf("job with a cancelled context: %v, want context.Canceled", err)
+	}
+	if _, err := d.AuthKeyByHash(live, hash); !errors.Is(err, context.Canceled) {
+		t.Errorf("auth key with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// AuthKeyByHash reads what deciding on a key needs, and it agrees with the
+// full record as the key is used, expires and is revoked.
+func TestAuthKeyByHashAgreesWithTheFullRecord(t *testing.T) {
+	ctx := context.Background()
+	d, p, hash := dbWithKey(t)
+	same := func(step string) {
+		t.Helper()
+		full, err := d.APIKeyByHash(ctx, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := d.AuthKeyByHash(ctx, hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := db.APIKey{ID: full.ID, ProjectID: full.ProjectID, Hash: full.Hash, Scope: full.Scope,
+			ExpiresAt: full.ExpiresAt, LastUsedAt: full.LastUsedAt, RevokedAt: full.RevokedAt}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: AuthKeyByHash = %+v, want %+v", step, got, want)
+		}
+		if got.ProjectID != p.ID || len(got.Hash) != 32 {
+			t.Errorf("%s: key %+v is not the project's", step, got)
+		}
+	}
+	same("fresh")
+	k, _ := d.APIKeyByHash(ctx, hash)
+	if err := d.TouchAPIKey(ctx, k.ID, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	same("used")
+	if err := d.RevokeAPIKey(ctx, p.ID, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	same("revoked")
+	if got, _ := d.AuthKeyByHash(ctx, hash); got.RevokedAt == nil || got.Active(time.Now()) {
+		t.Errorf("revoked key reads as active: %+v", got)
+	}
+	exp := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
+	k2, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "old", Hash: bytes.Repeat([]byte{7}, 32), LastFour: "abcd", Scope: db.ScopeRead, ExpiresAt: &exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.AuthKeyByHash(ctx, k2.Hash)
+	if err != nil || got.ExpiresAt == nil || !got.ExpiresAt.Equal(exp) || got.Scope != db.ScopeRead || got.Active(time.Now()) {
+		t.Errorf("expired key: %+v, %v", got, err)
+	}
+	if _, err := d.AuthKeyByHash(ctx, bytes.Repeat([]byte{9}, 32)); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("unknown key: %v, want ErrNotFound", err)
 	}
 }

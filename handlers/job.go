@@ -25,6 +25,7 @@ type JobService interface {
 	Message(ctx context.Context, projectID, id, prompt string) (jobs.Created, error)
 	Quota(ctx context.Context, projectID, limit string) jobs.Quota
 	Get(ctx context.Context, projectID, id string) (db.Job, error)
+	Show(ctx context.Context, projectID, id string) (jobs.Job, error)
 	List(ctx context.Context, projectID, status string, limit, offset int) ([]db.Job, bool, error)
 	Archive(ctx context.Context, projectID, id string) (db.Job, error)
 	Cancel(ctx context.Context, projectID, id string) (db.Job, error)

@@ -4,8 +4,12 @@ import "net/http"
 
 // Get is GET /job/{id}: the polling endpoint.
 func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
-	j, err := h.svc.Get(r.Context(), projectID(r), jobID(r))
-	writeJob(w, r, http.StatusOK, j, err)
+	j, err := h.svc.Show(r.Context(), projectID(r), jobID(r))
+	if err != nil {
+		writeJobError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, j)
 }
 
 // Archive is POST /job/{id}/archive.

@@ -14,8 +14,20 @@ import (
 // MaxBodyBytes caps every request body (§5: 1 MiB).
 const MaxBodyBytes = 1 << 20
 
+// jsonAppender is a value that writes its own JSON, as json.Marshal would.
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
 // writeJSON encodes v as the response body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	if a, ok := v.(jsonAppender); ok {
+		// Written out by hand (a job: the polling endpoint); the encoder
+		// would only call MarshalJSON and compact what it gives.
+		b := a.AppendJSON(make([]byte, 0, 512))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write(append(b, '\n'))
+		return
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -133,6 +133,16 @@ func (s *Service) Get(ctx context.Context, projectID, id string) (db.Job, error)
 	return s.db.JobByID(ctx, projectID, id)
 }
 
+// Show returns a job of a project as the API shows it, reading only the
+// columns the view needs (GET job is polled).
+func (s *Service) Show(ctx context.Context, projectID, id string) (Job, error) {
+	j, err := s.db.JobViewByID(ctx, projectID, id)
+	if err != nil {
+		return Job{}, err
+	}
+	return View(j), nil
+}
+
 // List returns a project's jobs newest first, and whether more follow.
 func (s *Service) List(ctx context.Context, projectID, status string, limit, offset int) ([]db.Job, bool, error) {
 	return s.db.ListJobs(ctx, projectID, status, limit, offset)

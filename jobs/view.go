@@ -2,7 +2,9 @@ package jobs
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/folio-docs/folio/db"
 )
@@ -109,13 +111,116 @@ func stampOf(t *time.Time) *stamp {
 
 // MarshalJSON writes the job with its times as stamps.
 func (j Job) MarshalJSON() ([]byte, error) {
-	type plain Job
-	return json.Marshal(struct {
-		plain
-		CreatedAt  stamp  `json:"createdAt"`
-		ArchivedAt *stamp `json:"archivedAt"`
-		UpdatedAt  stamp  `json:"updatedAt"`
-	}{plain(j), stamp(j.CreatedAt), stampOf(j.ArchivedAt), stamp(j.UpdatedAt)})
+	return j.AppendJSON(make([]byte, 0, 512)), nil
+}
+
+// AppendJSON appends the job's JSON to b: the bytes MarshalJSON gives, in
+// the order encoding/json gave them when the job went through reflection
+// (the stamps last), strings escaped as json.Marshal escapes them. It is
+// written out because GET job, the polling endpoint, is the API's hottest
+// path; TestJobJSONMatchesReflection holds it to the reflective form.
+func (j Job) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, j.ID)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, j.Status)
+	b = append(b, `,"source":{"repository":`...)
+	b = appendJSONString(b, j.Source.Repository)
+	b = append(b, `,"ref":`...)
+	b = appendJSONString(b, j.Source.Ref)
+	b = append(b, `},"model":`...)
+	b = appendJSONString(b, j.Model)
+	b = append(b, `,"prLink":`...)
+	if j.PRLink != nil {
+		b = appendJSONString(b, *j.PRLink)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"branch":`...)
+	b = appendJSONString(b, j.Branch)
+	b = append(b, `,"usage":{"steps":`...)
+	b = strconv.AppendInt(b, int64(j.Usage.Steps), 10)
+	b = append(b, `,"tokens":`...)
+	b = strconv.AppendInt(b, j.Usage.Tokens, 10)
+	b = append(b, '}')
+	if j.Error != nil {
+		b = append(b, `,"error":{"code":`...)
+		b = appendJSONString(b, j.Error.Code)
+		b = append(b, `,"message":`...)
+		b = appendJSONString(b, j.Error.Message)
+		b = append(b, '}')
+	}
+	b = append(b, `,"createdAt":`...)
+	b = appendStamp(b, j.CreatedAt)
+	b = append(b, `,"archivedAt":`...)
+	if j.ArchivedAt != nil {
+		b = appendStamp(b, *j.ArchivedAt)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"updatedAt":`...)
+	b = appendStamp(b, j.UpdatedAt)
+	return append(b, '}')
+}
+
+func appendStamp(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, stampLayout)
+	return append(b, '"')
+}
+
+// appendJSONString appends s as json.Marshal writes a string: quotes,
+// backslashes, control characters and <, >, & escaped, invalid UTF-8 as
+// U+FFFD, U+2028 and U+2029 escaped (encoding/json's appendString with
+// HTML escaping on, which MarshalJSON's json.Marshal always had).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // MarshalJSON writes the message with its time as a stamp.

@@ -1,0 +1,58 @@
+package jobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/jobs"
+)
+
+// Show reads fewer columns than Get; what the API shows must not differ.
+func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
+	w := newWorld(t, jobs.Config{})
+	w.startWorker()
+	ctx := context.Background()
+	same := func(id, step string) {
+		t.Helper()
+		full, err := w.svc.Get(ctx, w.project.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		shown, err := w.svc.Show(ctx, w.project.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(jobs.View(full))
+		got, _ := json.Marshal(shown)
+		if string(got) != string(want) {
+			t.Errorf("%s: Show = %s\nwant View(Get) = %s", step, got, want)
+		}
+	}
+	j := w.create("Fix the typo in README")
+	same(j.ID, "active")
+	w.runner.waitRun(t)
+	w.runner.then(reply("Fixed.", "https://github.com/acme/docs/pull/1"))
+	w.waitStatus(j.ID, db.JobCompleted)
+	same(j.ID, "completed with a PR")
+	if _, err := w.svc.Archive(ctx, w.project.ID, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	same(j.ID, "archived")
+
+	f := w.create("do it")
+	w.runner.waitRun(t)
+	w.runner.then(failWith("trying", &agent.Error{Code: "config_missing", Message: "FOLIO_OPENAI_API_KEY <is> \"not\" set.", Permanent: true}))
+	w.waitStatus(f.ID, db.JobFailed)
+	same(f.ID, "failed")
+
+	if _, err := w.svc.Show(ctx, "another-project", j.ID); !errors.Is(err, jobs.ErrNotFound) {
+		t.Errorf("Show in another project: %v, want ErrNotFound", err)
+	}
+	if _, err := w.svc.Show(ctx, w.project.ID, "nope"); !errors.Is(err, jobs.ErrNotFound) {
+		t.Errorf("Show of an unknown job: %v, want ErrNotFound", err)
+	}
+}
