@@ -31,7 +31,12 @@ func AnalyticsViews(svc AnalyticsExporter) http.HandlerFunc {
 // and answers what export finds.
 func analyticsExport[T any](export func(context.Context, string, analytics.Query) (T, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		q, problems := analytics.ParseQuery(r.URL.Query().Get)
+		params, e := queryOf(r, "dateFrom", "dateTo", "limit", "offset")
+		if e != nil {
+			WriteError(w, r, e)
+			return
+		}
+		q, problems := analytics.ParseQuery(params.Get)
 		if problems != nil {
 			WriteError(w, r, invalidProblems(problems))
 			return

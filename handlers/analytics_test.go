@@ -159,6 +159,8 @@ func TestAnalyticsExportParameterErrors(t *testing.T) {
 		{"offset=-1", "offset"}, {"offset=1.5", "offset"},
 		{"dateFrom=2026-02-30", "dateFrom"}, {"dateFrom=02/01/2026", "dateFrom"}, {"dateTo=tomorrow", "dateTo"},
 		{"dateFrom=2026-02-02&dateTo=2026-02-01", "dateTo"}, {"dateFrom=2026-02-01&dateTo=2026-02-01T00:00:00Z", "dateTo"},
+		{"limit=", "limit"}, {"offset=", "offset"}, {"dateFrom=", "dateFrom"}, {"dateTo=", "dateTo"},
+		{"limit=5&limit=6", "limit"},
 	} {
 		for _, export := range []string{"/visitors", "/views"} {
 			code, out := s.api(t, "GET", export+"?"+tc.query, "")

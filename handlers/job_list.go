@@ -11,7 +11,11 @@ import (
 // List is GET /jobs: newest first, with limit (1–100, default 20), offset
 // and an optional status filter.
 func (h *Jobs) List(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
+	q, e := queryOf(r, "limit", "offset", "status")
+	if e != nil {
+		WriteError(w, r, e)
+		return
+	}
 	limit, e := intParam(q.Get("limit"), "limit", 20, 1, 100)
 	if e != nil {
 		WriteError(w, r, e)

@@ -348,7 +348,7 @@ func TestListFiltersAndPages(t *testing.T) {
 	if len(p.Jobs) != 5 {
 		t.Fatalf("default page has %d jobs, want 5", len(p.Jobs))
 	}
-	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1", "status=done"} {
+	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1", "status=done", "limit=", "offset=", "status=", "limit=5&limit=6"} {
 		var e apiError
 		s.expect(400, "GET", "/v2/agent/{p}/jobs?"+q, "", &e)
 		if field, _, _ := strings.Cut(q, "="); len(e.Details) != 1 || e.Details[0].Field != field {

@@ -1,0 +1,26 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// queryOf returns the request's query once each of the named parameters,
+// when present, has exactly one value that is not empty: "?limit=" and
+// "?limit=5&limit=6" are malformed parameters, not absent ones, and a
+// silent default would hide the client's mistake.
+func queryOf(r *http.Request, names ...string) (url.Values, *Error) {
+	q := r.URL.Query()
+	for _, name := range names {
+		vs, present := q[name]
+		switch {
+		case !present:
+		case len(vs) != 1:
+			return nil, InvalidField(name, fmt.Sprintf("Parameter %q is given %d times; give it once.", name, len(vs)))
+		case vs[0] == "":
+			return nil, InvalidField(name, fmt.Sprintf("Parameter %q is empty; give a value or leave it out.", name))
+		}
+	}
+	return q, nil
+}
