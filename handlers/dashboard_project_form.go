@@ -3,18 +3,17 @@ package handlers
 import (
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
 )
 
 var (
-	githubRepo = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-	gitRef     = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,200}$`)
-	hostname   = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[0-9]{1,5})?$`)
+	gitRef   = regexp.MustCompile(`^[A-Za-z0-9._/-]{1,200}$`)
+	hostname = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:[0-9]{1,5})?$`)
 )
 
 // RepositoryPolicy says which repositories admins may connect (see
@@ -35,7 +34,7 @@ func projectForm(r *http.Request, p *db.Project, repos RepositoryPolicy) compone
 	}
 	old := p.Repository
 	p.Repository = strings.TrimSpace(r.PostFormValue("repository"))
-	if !validRepository(p.Repository) {
+	if _, _, err := codehost.ParseRepository(p.Repository); err != nil {
 		errs["repository"] = "Use owner/name for GitHub, or an absolute path or file:// URL of a local git repository."
 	} else if p.Repository != old {
 		if err := repos.Allow(p.Repository); err != nil {
@@ -79,17 +78,6 @@ func projectForm(r *http.Request, p *db.Project, repos RepositoryPolicy) compone
 		}
 	}
 	return errs
-}
-
-func validRepository(repo string) bool {
-	switch {
-	case strings.HasPrefix(repo, "file://"):
-		u, err := url.Parse(repo)
-		return err == nil && filepath.IsAbs(u.Path)
-	case filepath.IsAbs(repo):
-		return true
-	}
-	return githubRepo.MatchString(repo)
 }
 
 // parseDomains splits a list of hosts on commas and whitespace, lower-cases
