@@ -98,15 +98,7 @@ type stamp time.Time
 const stampLayout = "2006-01-02T15:04:05.000Z"
 
 func (s stamp) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(s).UTC().Format(stampLayout) + `"`), nil
-}
-
-func stampOf(t *time.Time) *stamp {
-	if t == nil {
-		return nil
-	}
-	s := stamp(*t)
-	return &s
+	return appendStamp(nil, time.Time(s)), nil
 }
 
 // MarshalJSON writes the job with its times as stamps.

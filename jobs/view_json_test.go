@@ -25,6 +25,14 @@ func reflectiveJSON(t *testing.T, j Job) []byte {
 	return b
 }
 
+func stampOf(t *time.Time) *stamp {
+	if t == nil {
+		return nil
+	}
+	s := stamp(*t)
+	return &s
+}
+
 var trickyStrings = []string{
 	"", "plain", `say "hi"`, `back\slash`, "tab\tnew\nline\rcr\bbs\fff",
 	"\x00\x01\x1f\x7f", "<script>&amp;</script>", "line\u2028para\u2029end",
