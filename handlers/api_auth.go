@@ -42,13 +42,7 @@ func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc {
 				WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "This API key is read-only; a write key is needed for %s.", r.Method))
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), apiKeyKey, key)))
+			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// APIKey is the key that authenticated the request.
-func APIKey(ctx context.Context) (db.APIKey, bool) {
-	k, ok := ctx.Value(apiKeyKey).(db.APIKey)
-	return k, ok
 }

@@ -51,10 +51,9 @@ func newAPIWorld(t testing.TB) *apiWorld {
 	api := r.PathPrefix("/v2/agent/{projectId}").Subrouter()
 	api.Use(handlers.LimitBody, handlers.RequireAPIKey(w.keys))
 	echo := func(rw http.ResponseWriter, r *http.Request) {
-		k, _ := handlers.APIKey(r.Context())
 		io.Copy(io.Discard, r.Body)
 		rw.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(rw).Encode(map[string]string{"project": k.ProjectID})
+		json.NewEncoder(rw).Encode(map[string]string{"project": mux.Vars(r)["projectId"]})
 	}
 	api.HandleFunc("/probe", echo).Methods(http.MethodGet, http.MethodPost)
 	api.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("secret internals") }).Methods(http.MethodGet)

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // MaxBodyBytes caps every request body (§5: 1 MiB).
@@ -17,15 +18,22 @@ const MaxBodyBytes = 1 << 20
 // jsonAppender is a value that writes its own JSON, as json.Marshal would.
 type jsonAppender interface{ AppendJSON([]byte) []byte }
 
+// appendBuffers are the buffers jsonAppenders write into, reused: a job's
+// JSON is written on every poll.
+var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
 // writeJSON encodes v as the response body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	if a, ok := v.(jsonAppender); ok {
 		// Written out by hand (a job: the polling endpoint); the encoder
 		// would only call MarshalJSON and compact what it gives.
-		b := a.AppendJSON(make([]byte, 0, 512))
+		buf := appendBuffers.Get().(*[]byte)
+		b := append(a.AppendJSON((*buf)[:0]), '\n')
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		w.Write(append(b, '\n'))
+		w.Write(b) // copies b out: net/http buffers what it is given
+		*buf = b
+		appendBuffers.Put(buf)
 		return
 	}
 	var buf bytes.Buffer

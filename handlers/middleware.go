@@ -14,7 +14,6 @@ type ctxKey int
 
 const (
 	requestKey ctxKey = iota
-	apiKeyKey
 )
 
 // request is what Observe knows of the request it serves. It is one

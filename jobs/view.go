@@ -54,7 +54,8 @@ func View(j db.Job) Job {
 	// The seed: prLink is null while the job is active. The stored link is
 	// never cleared, so it shows again once a follow-up's turn ends.
 	if j.PRLink != "" && j.Status != db.JobActive {
-		v.PRLink = &j.PRLink
+		link := j.PRLink // not &j.PRLink, which would move all of j to the heap
+		v.PRLink = &link
 	}
 	if j.Status == db.JobFailed && j.ErrorCode != "" {
 		v.Error = &JobError{j.ErrorCode, j.ErrorMessage}

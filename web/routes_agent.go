@@ -12,9 +12,11 @@ import (
 func (a *app) agentRoutes(r *mux.Router) {
 	h := handlers.NewJobs(a.jobs)
 	get := []string{http.MethodGet, http.MethodHead}
+	// gorilla/mux tries routes in order, a regexp each, and these patterns
+	// cannot overlap: the polling endpoint, most requests by far, goes first.
+	r.HandleFunc("/job/{id}", h.Get).Methods(get...)
 	r.HandleFunc("/job", h.Create).Methods(http.MethodPost)
 	r.HandleFunc("/jobs", h.List).Methods(get...)
-	r.HandleFunc("/job/{id}", h.Get).Methods(get...)
 	r.HandleFunc("/job/{id}/message", h.Message).Methods(http.MethodPost)
 	r.HandleFunc("/job/{id}/messages", h.Messages).Methods(get...)
 	r.HandleFunc("/job/{id}/archive", h.Archive).Methods(http.MethodPost)
