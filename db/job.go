@@ -215,7 +215,7 @@ func (d *DB) ListJobs(ctx context.Context, projectID, status string, limit, offs
 	out, err := d.queryJobs(ctx, "list jobs", `/* DB.ListJobs */
 		SELECT `+jobColumns+` FROM jobs
 		WHERE project_id = ? AND (? = '' OR status = ?)
-		ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, projectID, status, status, limit+1, offset)
+		ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`, projectID, status, status, limit+1, offset)
 	if err != nil {
 		return nil, false, err
 	}
