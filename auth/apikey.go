@@ -49,12 +49,16 @@ type KeyStore interface {
 	CreateAPIKey(ctx context.Context, k db.APIKey) (db.APIKey, error)
 	AuthKeyByHash(ctx context.Context, hash []byte) (db.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, t time.Time) error
+	// KeysVersion says how long a key read now stays true: while it
+	// reads the same v, and only if ok.
+	KeysVersion() (v uint64, ok bool)
 }
 
 // Keys issues and authenticates API keys.
 type Keys struct {
 	Store KeyStore
 	Now   func() time.Time
+	cache keyCache
 }
 
 // NewKeys returns Keys over store using the wall clock.
@@ -97,16 +101,29 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIK
 	if !WellFormed(token) {
 		return db.APIKey{}, ErrMalformed
 	}
-	hash := HashKey(token)
-	k, err := ks.Store.AuthKeyByHash(ctx, hash)
-	if errors.Is(err, db.ErrNotFound) {
-		return db.APIKey{}, ErrUnknownKey
+	hash := sha256.Sum256([]byte(token))
+	// A key kept from an earlier request saves the database read, but only
+	// while no key has been revoked anywhere since it was read.
+	version, keep := ks.Store.KeysVersion()
+	k, kept := db.APIKey{}, false
+	if keep {
+		k, kept = ks.cache.get(hash, version)
 	}
-	if err != nil {
-		return db.APIKey{}, err
+	if !kept {
+		var err error
+		k, err = ks.Store.AuthKeyByHash(ctx, hash[:])
+		if errors.Is(err, db.ErrNotFound) {
+			return db.APIKey{}, ErrUnknownKey
+		}
+		if err != nil {
+			return db.APIKey{}, err
+		}
+		if keep {
+			ks.cache.put(hash, k, version)
+		}
 	}
 	now := ks.Now()
-	if subtle.ConstantTimeCompare(k.Hash, hash) != 1 || !k.Active(now) {
+	if subtle.ConstantTimeCompare(k.Hash, hash[:]) != 1 || !k.Active(now) {
 		return db.APIKey{}, ErrUnknownKey
 	}
 	// Record use at most once a minute a key, so reads stay reads.
@@ -114,6 +131,7 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIK
 		if err := ks.Store.TouchAPIKey(ctx, k.ID, now); err != nil {
 			return db.APIKey{}, err
 		}
+		ks.cache.touched(hash, now)
 	}
 	return k, nil
 }

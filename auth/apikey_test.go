@@ -247,3 +247,99 @@ func TestRevocationFromAnotherHandleSeenAtOnce(t *testing.T) {
 		t.Fatalf("after revocation by another handle %d of 32 requests still authenticated", ok)
 	}
 }
+
+// A key is read from the database once, then kept, while no key anywhere
+// is revoked.
+func TestKeptKeySavesTheRead(t *testing.T) {
+	keys, store, p := newKeys(t)
+	ctx := context.Background()
+	plain, _, _ := keys.Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+	_, other, _ := keys.Issue(ctx, p.ID, "other", db.ScopeRead, "never")
+	for range 50 {
+		if _, err := keys.Authenticate(ctx, "Bearer "+plain); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := store.lookups.Load(); n != 1 {
+		t.Fatalf("%d look-ups for 50 requests with one key, want 1", n)
+	}
+	// Revoking any key reads every key again: the version does not say which.
+	if err := store.RevokeAPIKey(ctx, p.ID, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.Authenticate(ctx, "Bearer "+plain); err != nil {
+		t.Fatal(err)
+	}
+	if n := store.lookups.Load(); n != 2 {
+		t.Fatalf("%d look-ups after a revocation, want 2", n)
+	}
+	// Unknown keys are never kept.
+	unknown := wellFormedUnissued(t)
+	for range 3 {
+		keys.Authenticate(ctx, "Bearer "+unknown)
+	}
+	if n := store.lookups.Load(); n != 5 {
+		t.Fatalf("%d look-ups after three unknown keys, want 5", n)
+	}
+}
+
+// While requests authenticate without pause on every core, a revocation
+// through another handle is refused by every request that starts after it
+// returns: a kept key never outlives its revocation.
+func TestNoRequestAfterARevocationAuthenticates(t *testing.T) {
+	ctx := context.Background()
+	server := testenv.NewDB(t)
+	cli, err := db.Open(ctx, server.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	p, err := cli.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := auth.NewKeys(server)
+	for round := range 20 {
+		plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var revoked, stop atomic.Bool
+		var before, late atomic.Int64
+		done := make(chan struct{})
+		const workers = 8
+		for range workers {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				for !stop.Load() {
+					after := revoked.Load()
+					_, err := keys.Authenticate(ctx, "Bearer "+plain)
+					switch {
+					case err == nil && after:
+						late.Add(1)
+					case err == nil:
+						before.Add(1)
+					case !errors.Is(err, auth.ErrUnknownKey):
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		for before.Load() < 100 { // the key is kept by now
+			time.Sleep(time.Millisecond)
+		}
+		if err := cli.RevokeAPIKey(ctx, p.ID, rec.ID); err != nil {
+			t.Fatal(err)
+		}
+		revoked.Store(true)
+		time.Sleep(20 * time.Millisecond)
+		stop.Store(true)
+		for range workers {
+			<-done
+		}
+		if n := late.Load(); n > 0 {
+			t.Fatalf("round %d: %d requests begun after the revocation returned were authenticated", round, n)
+		}
+	}
+}

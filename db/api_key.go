@@ -110,15 +110,26 @@ func (d *DB) APIKeysForProject(ctx context.Context, projectID string) ([]APIKey,
 	return out, rows.Err()
 }
 
-// RevokeAPIKey marks a project's key revoked; revoking twice keeps the first time.
+// RevokeAPIKey marks a project's key revoked; revoking twice keeps the first
+// time. Every process's cached keys are dropped before it returns
+// (KeysVersion): like every statement that can end a key's validity, it
+// runs inside changeKeys.
 func (d *DB) RevokeAPIKey(ctx context.Context, projectID, keyID string) error {
-	res, err := d.w.ExecContext(ctx, `/* DB.RevokeAPIKey */
-		UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE project_id = ? AND id = ?`,
-		millis(time.Now()), projectID, keyID)
+	var n int64
+	err := d.changeKeys(func() error {
+		res, err := d.w.ExecContext(ctx, `/* DB.RevokeAPIKey */
+			UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE project_id = ? AND id = ?`,
+			millis(time.Now()), projectID, keyID)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("db: unable to revoke API key %s: %w", keyID, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return ErrNotFound
 	}
 	return nil

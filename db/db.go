@@ -30,6 +30,7 @@ type DB struct {
 	w    *sql.DB
 	r    *sql.DB
 	path string
+	keys *sharedCounter // KeysVersion
 }
 
 // Open opens (creating if needed) the SQLite file at path. It does not migrate;
@@ -71,12 +72,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	n := max(4, 2*runtime.NumCPU())
 	reader.SetMaxOpenConns(n)
 	reader.SetMaxIdleConns(n)
-	return &DB{w: writer, r: reader, path: path}, nil
+	keys, err := openSharedCounter(path + "-keys")
+	if err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, fmt.Errorf("db: unable to open the keys version: %w", err)
+	}
+	return &DB{w: writer, r: reader, path: path, keys: keys}, nil
 }
 
 // Close closes both pools.
 func (d *DB) Close() error {
-	return errors.Join(d.r.Close(), d.w.Close())
+	err := errors.Join(d.r.Close(), d.w.Close())
+	if d.keys != nil {
+		err = errors.Join(err, d.keys.close())
+	}
+	return err
 }
 
 // Ping checks that the database answers a query.

@@ -9,12 +9,13 @@ import (
 	"github.com/folio-docs/folio/static"
 )
 
-// analyticsRoutes mounts the analytics API (CONTRACT §3) under /v1/analytics/{projectId}.
+// analyticsRoutes mounts the analytics API (CONTRACT §3).
 func (a *app) analyticsRoutes(r *mux.Router) {
+	const at = "/v1/analytics/{projectId}"
 	svc := a.analytics
-	r.Handle("/visitors", handlers.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/views", handlers.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/events", handlers.AnalyticsEvents(svc)).Methods(http.MethodPost)
+	r.Handle(at+"/visitors", handlers.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(at+"/views", handlers.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(at+"/events", handlers.AnalyticsEvents(svc)).Methods(http.MethodPost)
 }
 
 // trackerRoutes mounts the browser tracker: its script and its door, both
