@@ -136,6 +136,14 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIK
 	return k, nil
 }
 
+// isBase62 tells the bytes of base62 apart, for checking a key per request.
+var isBase62 = func() (t [256]bool) {
+	for i := 0; i < len(base62); i++ {
+		t[base62[i]] = true
+	}
+	return t
+}()
+
 // HashKey is the stored form of a key.
 func HashKey(key string) []byte {
 	sum := sha256.Sum256([]byte(key))
@@ -148,8 +156,8 @@ func WellFormed(s string) bool {
 		return false
 	}
 	body := s[:keyLen-checksumLen]
-	for _, c := range body[len(KeyPrefix):] {
-		if !strings.ContainsRune(base62, c) {
+	for i := len(KeyPrefix); i < len(body); i++ {
+		if !isBase62[body[i]] {
 			return false
 		}
 	}
