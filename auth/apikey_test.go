@@ -193,22 +193,30 @@ func wellFormedUnissued(t *testing.T) string {
 	return plain
 }
 
+// twoHandles opens one database file twice, as a server and the folio CLI
+// in another process do, with a project created through the second.
+func twoHandles(t *testing.T) (server, cli *db.DB, p db.Project) {
+	t.Helper()
+	server = testenv.NewDB(t)
+	cli, err := db.Open(context.Background(), server.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cli.Close() })
+	p, err = cli.CreateProject(context.Background(), db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return server, cli, p
+}
+
 // A revocation written through another handle on the same file (as the
 // folio CLI does from its own process) is seen on the very next request by
 // every reader connection of a running server, although each keeps its
 // prepared statements between requests.
 func TestRevocationFromAnotherHandleSeenAtOnce(t *testing.T) {
 	ctx := context.Background()
-	server := testenv.NewDB(t)
-	cli, err := db.Open(ctx, server.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	p, err := cli.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	server, cli, p := twoHandles(t)
 	plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
 	if err != nil {
 		t.Fatal(err)
@@ -288,16 +296,7 @@ func TestKeptKeySavesTheRead(t *testing.T) {
 // returns: a kept key never outlives its revocation.
 func TestNoRequestAfterARevocationAuthenticates(t *testing.T) {
 	ctx := context.Background()
-	server := testenv.NewDB(t)
-	cli, err := db.Open(ctx, server.Path())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	p, err := cli.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	server, cli, p := twoHandles(t)
 	keys := auth.NewKeys(server)
 	for round := range 20 {
 		plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
