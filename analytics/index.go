@@ -26,6 +26,7 @@ type index struct {
 	loading chan struct{}
 	chunk   int64            // view ids a read covers
 	merged  func(upto int64) // test hook, called after each merged chunk
+	claimed func(i int)      // test hook, called as a worker takes chunk i
 
 	// current is the newest view id of a finished refresh: queries check it
 	// without the lock, so one arriving during a load waits for the loading
@@ -103,7 +104,11 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	}
 	x.mu.Unlock()
 
-	// Workers read chunks ahead of the merge, at most 2 a worker.
+	// Workers read chunks ahead of the merge, at most 2 a worker: chunk i
+	// may be read once chunk i-window is merged. (A count of chunks in
+	// flight is not enough: while a worker that has taken chunk i waits for
+	// a place, the chunks after it can take every place, and the merge,
+	// waiting for chunk i, frees none.)
 	type chunk struct {
 		views db.PageViewColumns
 		upto  int64
@@ -115,7 +120,14 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	for i := range results {
 		results[i] = make(chan chunk, 1)
 	}
-	ahead := make(chan struct{}, 2*workers)
+	window := 2 * workers
+	permits := make([]chan struct{}, n)
+	for i := range permits {
+		permits[i] = make(chan struct{}, 1)
+		if i < window {
+			permits[i] <- struct{}{}
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var next atomic.Int64
@@ -125,8 +137,11 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if x.claimed != nil {
+					x.claimed(i)
+				}
 				select {
-				case ahead <- struct{}{}:
+				case <-permits[i]:
 				case <-ctx.Done():
 					results[i] <- chunk{err: ctx.Err()}
 					continue
@@ -145,7 +160,9 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	defer x.mu.Unlock()
 	for i := range n {
 		c := <-results[i]
-		<-ahead
+		if i+window < n {
+			permits[i+window] <- struct{}{}
+		}
 		if c.err == nil {
 			c.err = x.merge(&c.views, c.upto)
 		}

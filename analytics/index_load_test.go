@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -59,6 +60,39 @@ func TestPreloadInChunksIsExact(t *testing.T) {
 	// Views stored after the load are read by the next query.
 	cfg.Seed, cfg.Views = 4, 3000
 	record(t, fresh, project, cfg)
+	checkExact(t, fresh, project, start)
+}
+
+// TestSlowFirstChunkDoesNotStallTheLoad: the worker that takes the first
+// chunk is held while the other reads ahead; the load must still finish
+// (it once waited forever: the chunks read ahead took every place, and the
+// first chunk, which the merge waits for, could not get one).
+func TestSlowFirstChunkDoesNotStallTheLoad(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("needs two workers")
+	}
+	s, d, project := newTestService(t)
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	cfg := GenConfig{Views: 5000, Paths: 100, Visitors: 500, From: start, To: start.AddDate(0, 0, 10), Seed: 6}
+	record(t, s, project, cfg)
+
+	fresh := NewService(d, s.cls)
+	fresh.loadChunk = 200
+	fresh.claimed = func(i int) {
+		if i == 0 {
+			time.Sleep(300 * time.Millisecond) // the other worker reads on meanwhile
+		}
+	}
+	loaded := make(chan error, 1)
+	go func() { loaded <- fresh.Preload(context.Background()) }()
+	select {
+	case err := <-loaded:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the load stalled behind its slow first chunk")
+	}
 	checkExact(t, fresh, project, start)
 }
 

@@ -23,11 +23,12 @@ type Service struct {
 	// saltsKeptFrom is the first day whose key salts kept at the last rotation
 	saltsKeptFrom int64
 
-	// loadChunk is how many view ids one read of an index load covers, and
-	// merged, when set, is called after each chunk is merged (tests use both
-	// to hold a load half-way).
+	// loadChunk is how many view ids one read of an index load covers;
+	// merged, when set, is called after each chunk is merged, and claimed
+	// as a worker takes chunk i (tests use them to hold a load half-way).
 	loadChunk int64
 	merged    func(upto int64)
+	claimed   func(i int)
 }
 
 // site is one project's analytics: its integer id, the dictionary cache
@@ -82,7 +83,7 @@ func (s *Service) addSite(projectID string, id int64) *site {
 	if s.loadChunk > 0 {
 		idx.chunk = s.loadChunk
 	}
-	idx.merged = s.merged
+	idx.merged, idx.claimed = s.merged, s.claimed
 	st := &site{id: id, dict: db.NewAnalyticsDict(), idx: idx}
 	s.sites[projectID] = st
 	return st
