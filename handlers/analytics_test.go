@@ -137,7 +137,8 @@ func TestAnalyticsEventsBadBatchStoresNothing(t *testing.T) {
 		{"no user agent", eventsBody(event("/a", "2026-02-01T10:00:00Z", "", "192.0.2.1")), "events[0].userAgent"},
 		{"empty", `{"events":[]}`, "events"},
 		{"too many", eventsBody(strings.Split(strings.Repeat(ok+"\x00", 1001), "\x00")[:1001]...), "events"},
-		{"unknown field", `{"events":[{"path":"/a","when":"x"}]}`, "when"},
+		{"unknown field", `{"events":[{"path":"/a","when":"x"}]}`, "events[0].when"},
+		{"unknown field further on", eventsBody(ok, ok, `{"path":"/b","Path":"/c","zz":1}`), "events[2].zz"},
 	}
 	for _, tc := range cases {
 		code, out := s.api(t, "POST", "/events", tc.body)

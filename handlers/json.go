@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 )
@@ -57,10 +58,14 @@ func decodeJSON(r *http.Request, dst any) *Error {
 			return NewError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "The request body must be JSON (Content-Type: application/json).")
 		}
 	}
-	body := http.MaxBytesReader(nil, r.Body, MaxBodyBytes)
-	dec := json.NewDecoder(body)
+	// Read whole (the decoder would buffer it all anyway), so that an
+	// unknown field can be found again and named with its path.
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(dst)
+	if err == nil {
+		err = dec.Decode(dst)
+	}
 	if err == nil {
 		if _, extra := dec.Token(); extra != io.EOF {
 			return Invalid("The request body must hold a single JSON object.")
@@ -85,7 +90,11 @@ func decodeJSON(r *http.Request, dst any) *Error {
 		return InvalidField(field, fmt.Sprintf("Field %q must be of type %s.", field, typ.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return InvalidField(field, fmt.Sprintf("Unknown field %q.", field))
+		path := unknownFieldPath(data, reflect.TypeOf(dst))
+		if path == "" {
+			path = field
+		}
+		return InvalidField(path, fmt.Sprintf("Unknown field %q.", path))
 	default:
 		return Invalid("The request body is not valid JSON.")
 	}
