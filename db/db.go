@@ -81,7 +81,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return &DB{w: writer, r: reader, path: path, keys: keys}, nil
 }
 
-// Close closes both pools.
+// Close closes both pools and the keys version; nothing may use d after.
 func (d *DB) Close() error {
 	err := errors.Join(d.r.Close(), d.w.Close())
 	if d.keys != nil {

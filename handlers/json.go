@@ -32,7 +32,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		b := append(a.AppendJSON((*buf)[:0]), '\n')
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
-		w.Write(b) // copies b out: net/http buffers what it is given
+		w.Write(b) // a Writer must not keep b (io.Writer), so it can go back
 		*buf = b
 		appendBuffers.Put(buf)
 		return
