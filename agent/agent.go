@@ -57,6 +57,10 @@ type Result struct {
 	Changed bool   // this turn committed changes
 	Steps   int    // model calls made
 	Tokens  int64  // tokens used (prompt + completion)
+	// Summary is the agent's final answer of this turn; Problems what the
+	// checks still found in the branch when the turn ended ([] when clean).
+	Summary  string
+	Problems []Problem
 }
 
 // Recorder stores a new message of the conversation as soon as it exists,

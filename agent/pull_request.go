@@ -65,7 +65,7 @@ func commitMessage(jobID, prompt string, changes []workspace.Change) string {
 	return b.String()
 }
 
-func prBody(jobID string, prompts []string, summary string, changes []workspace.Change, problems []string) string {
+func prBody(jobID string, prompts []string, summary string, changes []workspace.Change, problems []Problem) string {
 	var b strings.Builder
 	b.WriteString("## Request\n\n")
 	for i, p := range prompts {
@@ -86,7 +86,7 @@ func prBody(jobID string, prompts []string, summary string, changes []workspace.
 	if len(problems) > 0 {
 		b.WriteString("\n## Validation problems left\n\nFolio's checks still report these; please review them:\n\n")
 		for _, p := range problems {
-			b.WriteString("- " + p + "\n")
+			b.WriteString("- " + p.String() + "\n")
 		}
 	}
 	fmt.Fprintf(&b, "\n---\nOpened by Folio for agent job `%s`.\n", jobID)

@@ -200,7 +200,7 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, erro
 // loop is the conversation with the model until it stops calling tools and
 // its changes pass validation (or the validation rounds run out). It returns
 // the whole conversation and the problems left.
-func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []string, error) {
+func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []Problem, error) {
 	instructions, from := readInstructions(co)
 	system := systemPrompt(instructions, from)
 	msgs := append([]Message(nil), run.History...)
@@ -262,7 +262,10 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 			return msgs, problems, nil
 		}
 		rounds++
-		note := validationNote + "\n- " + strings.Join(problems, "\n- ")
+		note := validationNote
+		for _, p := range problems {
+			note += "\n- " + p.String()
+		}
 		if err := say(Message{Role: RoleUser, Content: note}); err != nil {
 			return nil, nil, err
 		}
@@ -295,7 +298,8 @@ func unanswered(msgs []Message) []ToolCall {
 
 // publish commits the turn's changes, pushes the branch and opens or updates
 // the pull request.
-func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []string, res Result) (Result, error) {
+func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []Problem, res Result) (Result, error) {
+	res.Summary, res.Problems = finalAnswer(msgs), problems
 	changes, err := ws.Changes(ctx)
 	if err != nil {
 		return res, err
@@ -326,7 +330,7 @@ func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.W
 	}
 	link, err := host.Publish(ctx, codehost.PullRequest{
 		ProjectID: run.Project.ID, JobID: run.JobID, Branch: run.Branch, Base: run.Project.Ref,
-		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, finalAnswer(msgs), changes, problems),
+		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, res.Summary, changes, problems),
 		Draft: run.Project.DraftPRs,
 	})
 	if err != nil {

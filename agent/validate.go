@@ -3,7 +3,6 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"os"
 	"path"
@@ -30,8 +29,8 @@ var (
 // changed Markdown/MDX has well-formed frontmatter and internal links that
 // resolve, and a navigation file, if it or the set of pages changed, parses
 // and names pages that exist. Each problem is one line the model can act on.
-func validate(dir string, changes []workspace.Change) []string {
-	var problems []string
+func validate(dir string, changes []workspace.Change) []Problem {
+	var problems []Problem
 	pagesChanged := false
 	changedNav := map[string]bool{}
 	for _, ch := range changes {
@@ -90,7 +89,7 @@ func findNavFiles(dir string) []string {
 	return found
 }
 
-func checkFrontmatter(p string, data []byte) []string {
+func checkFrontmatter(p string, data []byte) []Problem {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
 		return nil // frontmatter is optional
@@ -112,22 +111,22 @@ func checkFrontmatter(p string, data []byte) []string {
 		rest = after
 	}
 	if !closed {
-		return []string{fmt.Sprintf("%s: the frontmatter opened with --- on line 1 is never closed with a --- line", p)}
+		return []Problem{{Path: p, Line: 1, Column: 1, Severity: SeverityError, Message: "the frontmatter opened with --- on line 1 is never closed with a --- line"}}
 	}
 	var fm any
 	if err := yaml.Unmarshal(yamlText, &fm); err != nil {
-		return []string{fmt.Sprintf("%s: the frontmatter is not valid YAML: %v", p, err)}
+		return []Problem{problemf(p, "the frontmatter is not valid YAML: %v", err)}
 	}
 	if fm == nil {
 		return nil
 	}
 	if _, ok := fm.(map[string]any); !ok {
-		return []string{fmt.Sprintf("%s: the frontmatter must be a YAML mapping of keys to values (like title: ...)", p)}
+		return []Problem{problemf(p, "the frontmatter must be a YAML mapping of keys to values (like title: ...)")}
 	}
 	return nil
 }
 
-func checkLinks(dir, p string, data []byte) []string {
+func checkLinks(dir, p string, data []byte) []Problem {
 	text := codeSpan.ReplaceAll(data, nil) // links in code samples are examples, not links
 	var targets []string
 	for _, m := range mdLink.FindAllSubmatch(text, -1) {
@@ -136,7 +135,7 @@ func checkLinks(dir, p string, data []byte) []string {
 	for _, m := range hrefLink.FindAllSubmatch(text, -1) {
 		targets = append(targets, string(m[1]))
 	}
-	var problems []string
+	var problems []Problem
 	seen := map[string]bool{}
 	for _, t := range targets {
 		if seen[t] {
@@ -154,11 +153,11 @@ func checkLinks(dir, p string, data []byte) []string {
 			candidate = path.Join(path.Dir(p), target)
 		}
 		if strings.HasPrefix(candidate, "../") || candidate == ".." {
-			problems = append(problems, fmt.Sprintf("%s: link %q points outside the repository", p, t))
+			problems = append(problems, problemf(p, "link %q points outside the repository", t))
 			continue
 		}
 		if !pageExists(dir, candidate) && !(strings.HasPrefix(target, "/") && pageExistsUnderNav(dir, candidate)) {
-			problems = append(problems, fmt.Sprintf("%s: link %q points at a page that does not exist", p, t))
+			problems = append(problems, problemf(p, "link %q points at a page that does not exist", t))
 		}
 	}
 	return problems
@@ -209,19 +208,19 @@ func pageExistsUnderNav(dir, rel string) bool {
 	return false
 }
 
-func checkNav(dir, nav string) []string {
+func checkNav(dir, nav string) []Problem {
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(nav)))
 	if err != nil {
-		return []string{fmt.Sprintf("%s: cannot be read: %v", nav, err)}
+		return []Problem{problemf(nav, "cannot be read: %v", err)}
 	}
 	var doc any
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return []string{fmt.Sprintf("%s: is not valid JSON: %v", nav, err)}
+		return []Problem{problemf(nav, "is not valid JSON: %v", err)}
 	}
 	var pages []string
 	collectPages(doc, &pages)
 	base := path.Dir(nav)
-	var problems []string
+	var problems []Problem
 	seen := map[string]bool{}
 	for _, pg := range pages {
 		if seen[pg] || strings.Contains(pg, "://") {
@@ -231,14 +230,14 @@ func checkNav(dir, nav string) []string {
 		candidate := path.Join(base, strings.TrimPrefix(pg, "/"))
 		if strings.HasPrefix(candidate, "../") || candidate == ".." {
 			// Outside the checkout: never looked at, so nothing outside is revealed.
-			problems = append(problems, fmt.Sprintf("%s: navigation names page %q, which is outside the repository", nav, pg))
+			problems = append(problems, problemf(nav, "navigation names page %q, which is outside the repository", pg))
 			continue
 		}
 		if !pageExists(dir, candidate) {
-			problems = append(problems, fmt.Sprintf("%s: navigation names page %q, but no %s.mdx or %s.md exists", nav, pg, pg, pg))
+			problems = append(problems, problemf(nav, "navigation names page %q, but no %s.mdx or %s.md exists", pg, pg, pg))
 		}
 	}
-	sort.Strings(problems)
+	sort.Slice(problems, func(i, j int) bool { return problems[i].Message < problems[j].Message })
 	return problems
 }
 

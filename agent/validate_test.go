@@ -40,7 +40,10 @@ func TestValidate(t *testing.T) {
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				os.WriteFile(p, []byte(content), 0o644)
 			}
-			got := validate(dir, tc.changes)
+			var got []string
+			for _, p := range validate(dir, tc.changes) {
+				got = append(got, p.String())
+			}
 			if len(got) != len(tc.want) {
 				t.Fatalf("problems = %q, want %d matching %q", got, len(tc.want), tc.want)
 			}
