@@ -209,3 +209,42 @@ func TestTrackerEvent(t *testing.T) {
 		t.Fatalf("preflight: %d %v", code, h)
 	}
 }
+
+// A batch retried with its Idempotency-Key (its first answer lost) is
+// stored once and answered the same; another batch under the key is 409.
+func TestAnalyticsEventsIdempotencyKey(t *testing.T) {
+	s := newAnalyticsServer(t, "")
+	batch := eventsBody(
+		event("/docs/a", "2026-02-01T10:00:00Z", firefox, "192.0.2.1"),
+		event("/docs/b", "2026-02-01T10:01:00Z", firefox, "192.0.2.1"),
+	)
+	post := func(body, key string) (int, map[string]any, http.Header) {
+		t.Helper()
+		return s.do(t, "POST", "/v1/analytics/"+s.project+"/events", body, "Authorization", "Bearer "+s.key, "Idempotency-Key", key)
+	}
+	code, out, h := post(batch, "batch-1")
+	if code != 200 || out["accepted"] != float64(2) || h.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("first: %d %v %v, want 200 accepted 2", code, out, h)
+	}
+	// The same events, spaced differently: a retry.
+	code, out, h = post(strings.ReplaceAll(batch, ",", " , "), "batch-1")
+	if code != 200 || out["accepted"] != float64(2) || h.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("retry: %d %v %v, want 200 accepted 2, replayed", code, out, h)
+	}
+	code, out, _ = post(eventsBody(event("/docs/c", "2026-02-01T10:02:00Z", firefox, "192.0.2.1")), "batch-1")
+	if code != 409 || out["code"] != "idempotency_conflict" {
+		t.Fatalf("another batch under the key: %d %v, want 409 idempotency_conflict", code, out)
+	}
+	code, out, _ = post(batch, strings.Repeat("k", 256))
+	if code != 400 || !strings.Contains(fmt.Sprint(out["error"]), "Idempotency-Key") {
+		t.Fatalf("a 256-byte key: %d %v, want 400 naming Idempotency-Key", code, out)
+	}
+	// Without a key, every request stores its batch; another key another.
+	if code, out, _ = post(batch, "batch-2"); code != 200 || out["accepted"] != float64(2) {
+		t.Fatalf("second key: %d %v", code, out)
+	}
+	_, out = s.api(t, "GET", "/views", "")
+	if got := out["totals"].(map[string]any)["human"]; got != float64(4) {
+		t.Fatalf("stored %v human views, want 4 (two batches of two, the retry stored once)", got)
+	}
+}
