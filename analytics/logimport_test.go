@@ -65,7 +65,7 @@ this is not a log line
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.Totals != before.Totals || before.Totals.Total != 2002 {
+	if after.Totals != before.Totals || before.Totals.All() != 2002 {
 		t.Fatalf("views after importing twice %+v, after once %+v (want 2002)", after.Totals, before.Totals)
 	}
 }
@@ -121,7 +121,7 @@ func TestImportLogStoresEachLineOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return v.Totals.Human + v.Totals.AI + v.Totals.AISearch + v.Totals.AITraining + v.Totals.Bots
+		return v.Totals.All()
 	}
 	if n := views(); n != pages {
 		t.Fatalf("%d views stored, want %d", n, pages)

@@ -429,7 +429,7 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var23 string
-		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.Itoa(v.Views.Total))
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.Itoa(v.Views.All()))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 83, Col: 91}
 		}
@@ -442,7 +442,7 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var24 string
-		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Views.Total))
+		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Views.All()))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 83, Col: 114}
 		}
