@@ -36,7 +36,8 @@ func fastEvents(data []byte) ([]analytics.RawEvent, bool) {
 	if err != nil || key != "events" || !p.byte(':') || !p.byte('[') {
 		return nil, false
 	}
-	events := make([]analytics.RawEvent, 0, bytes.Count(data, []byte(`"path"`)))
+	// An event takes some 150 bytes or more; the estimate saves re-growing.
+	events := make([]analytics.RawEvent, 0, min(analytics.MaxBatch, len(data)/128+1))
 	if p.byte(']') {
 		return events, p.byte('}') && p.end()
 	}
@@ -47,15 +48,15 @@ func fastEvents(data []byte) ([]analytics.RawEvent, bool) {
 		}
 		if !p.byte('}') {
 			for {
-				k, err := p.str()
-				if err != nil || !p.byte(':') {
+				k, ok := p.key()
+				if !ok || !p.byte(':') {
 					return nil, false
 				}
 				v, err := p.str()
 				if err != nil {
 					return nil, false
 				}
-				switch k {
+				switch string(k) {
 				case "path":
 					e.Path = v
 				case "timestamp":
@@ -121,6 +122,25 @@ func (p *eventsParser) end() bool {
 	return p.i == len(p.data)
 }
 
+// key reads an object key without escapes, as its bytes (a key with
+// escapes is not one of the known names as written: the slow path).
+func (p *eventsParser) key() ([]byte, bool) {
+	p.space()
+	if p.i >= len(p.data) || p.data[p.i] != '"' {
+		return nil, false
+	}
+	end := bytes.IndexByte(p.data[p.i+1:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	k := p.data[p.i+1 : p.i+1+end]
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return nil, false
+	}
+	p.i += end + 2
+	return k, true
+}
+
 // str reads a JSON string; one with escapes is left to encoding/json.
 func (p *eventsParser) str() (string, error) {
 	p.space()
@@ -128,7 +148,7 @@ func (p *eventsParser) str() (string, error) {
 		return "", errSlowPath
 	}
 	start := p.i
-	escaped := false
+	escaped, ascii := false, true
 	for j := start + 1; j < len(p.data); j++ {
 		switch c := p.data[j]; {
 		case c == '\\':
@@ -136,11 +156,13 @@ func (p *eventsParser) str() (string, error) {
 			j++
 		case c < 0x20:
 			return "", errSlowPath
+		case c >= 0x80:
+			ascii = false
 		case c == '"':
 			p.i = j + 1
 			if !escaped {
 				// encoding/json replaces invalid UTF-8; so does the slow path.
-				if !utf8.Valid(p.data[start+1 : j]) {
+				if !ascii && !utf8.Valid(p.data[start+1:j]) {
 					return "", errSlowPath
 				}
 				return string(p.data[start+1 : j]), nil
