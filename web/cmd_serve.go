@@ -32,6 +32,16 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 		if worker, err = a.startWorker(ctx); err != nil {
 			return err
 		}
+	} else {
+		// Runs whose worker died are recovered here whether or not this
+		// process runs agents itself.
+		if err := a.requireRedis(ctx); err != nil {
+			return err
+		}
+		go tasks.RunSweep(ctx, a.log, tasks.SweepInterval, a.jobs.Sweep)
+	}
+	if err := a.writeGitHooks(); err != nil {
+		return err
 	}
 
 	ln, err := net.Listen("tcp", a.cfg.Addr)
@@ -66,26 +76,6 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	}
 	a.log.Info("stopped")
 	return err
-}
-
-func cmdWorker(ctx context.Context, args []string, e env) error {
-	fs := newFlags("worker", "worker", e)
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	a, err := openApp(ctx, e, true)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	worker, err := a.startWorker(ctx)
-	if err != nil {
-		return err
-	}
-	<-ctx.Done()
-	a.log.Info("shutting down: the worker takes no new tasks")
-	worker.Shutdown()
-	return nil
 }
 
 // preloadAnalytics loads the analytics index while serving starts, so the
