@@ -16,6 +16,10 @@ import (
 var testRedis *testenv.Redis
 
 func TestMain(m *testing.M) {
+	if args := os.Getenv(subprocessEnv); args != "" {
+		// This binary was started as a folio process (see startFolio).
+		os.Exit(runSubprocess(strings.Fields(args)))
+	}
 	var err error
 	testRedis, err = testenv.StartRedis()
 	if err != nil {
