@@ -1,14 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,18 +18,8 @@ import (
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
-// subprocessEnv, when set, makes the test binary run `folio <its words>`
-// instead of the tests: the processes of TestSeveralMachines.
-const subprocessEnv = "FOLIO_TEST_SUBPROCESS"
-
-func runSubprocess(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return run(ctx, args, env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
-}
-
-// folioProcess is a folio command running as a process of its own.
-type folioProcess struct {
+// runningFolio is a folio command running as a process of its own.
+type runningFolio struct {
 	cmd    *exec.Cmd
 	stderr *lockedBuffer
 	exited chan struct{}
@@ -40,14 +28,14 @@ type folioProcess struct {
 
 // startFolio runs `folio args...` as a separate process with exactly te as
 // its FOLIO_* environment, until the test ends.
-func startFolio(t *testing.T, te testEnv, args ...string) *folioProcess {
+func startFolio(t *testing.T, te testEnv, args ...string) *runningFolio {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = []string{subprocessEnv + "=" + strings.Join(args, " "), "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd := exec.Command(os.Args[0], args...) // TestMain: FOLIO_TEST_RUN_MAIN
+	cmd.Env = []string{"FOLIO_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for k, v := range te {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &folioProcess{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	p := &runningFolio{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -73,7 +61,7 @@ func startFolio(t *testing.T, te testEnv, args ...string) *folioProcess {
 }
 
 // waitLog waits until the process has logged a line matching re.
-func (p *folioProcess) waitLog(t *testing.T, re string, within time.Duration) {
+func (p *runningFolio) waitLog(t *testing.T, re string, within time.Duration) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
 	deadline := time.Now().Add(within)
@@ -216,7 +204,7 @@ func TestSeveralMachines(t *testing.T) {
 	serve := startFolio(t, server, "serve")
 	serve.waitLog(t, "folio serving", 30*time.Second)
 
-	worker := func(tok string) (testEnv, *folioProcess) {
+	worker := func(tok string) (testEnv, *runningFolio) {
 		te := testEnv{
 			"FOLIO_DATA_DIR": t.TempDir(), "FOLIO_REDIS_URL": testRedis.URL,
 			"FOLIO_SERVER_URL": base, "FOLIO_WORKER_TOKEN": tok,
@@ -240,7 +228,7 @@ func TestSeveralMachines(t *testing.T) {
 	_, w2 := worker(token)
 	w1.waitLog(t, "worker started", 30*time.Second)
 	w2.waitLog(t, "worker started", 30*time.Second)
-	for _, p := range []*folioProcess{w1, w2} {
+	for _, p := range []*runningFolio{w1, w2} {
 		if _, err := os.Stat(filepath.Join(w1env["FOLIO_DATA_DIR"], "folio.db")); err == nil {
 			t.Fatal("a remote worker created a database")
 		}
@@ -275,7 +263,7 @@ func TestSeveralMachines(t *testing.T) {
 	if got := git(t, repo, "show", branch+":notes/2.md"); !strings.Contains(got, "expiry rules") {
 		t.Fatalf("notes/2.md on %s is %q", branch, got)
 	}
-	for _, p := range []*folioProcess{w1, w2} {
+	for _, p := range []*runningFolio{w1, w2} {
 		if strings.Contains(p.stderr.String(), "run picked up") && !regexp.MustCompile(`run picked up.*since_enqueue=`).MatchString(p.stderr.String()) {
 			t.Fatalf("a pickup was logged without its latency:\n%s", p.stderr.String())
 		}
