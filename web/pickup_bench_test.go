@@ -21,8 +21,8 @@ type pickupLog struct {
 }
 
 func (p *pickupLog) Enabled(context.Context, slog.Level) bool { return true }
-func (p *pickupLog) WithAttrs([]slog.Attr) slog.Handler        { return p }
-func (p *pickupLog) WithGroup(string) slog.Handler             { return p }
+func (p *pickupLog) WithAttrs([]slog.Attr) slog.Handler       { return p }
+func (p *pickupLog) WithGroup(string) slog.Handler            { return p }
 func (p *pickupLog) Handle(_ context.Context, r slog.Record) error {
 	if r.Message != "run picked up" {
 		return nil
