@@ -171,7 +171,7 @@ func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Ev
 	verdicts := map[string]uaVerdict{}
 	macs := map[int64]hash.Hash{}
 	for i, e := range events {
-		key, err := s.visitorKey(ctx, projectID, e, macs)
+		vid, err := s.visitorID(ctx, projectID, e, macs)
 		if err != nil {
 			return 0, false, err
 		}
@@ -181,7 +181,7 @@ func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Ev
 			verdicts[e.UserAgent] = verdict
 		}
 		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
-		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
+		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash}
 	}
 	var eb *db.EventBatch
 	if batch != nil {
