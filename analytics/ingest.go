@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 )
 
 // MaxBatch is the most events one events-API request may carry (CONTRACT §3).
@@ -139,6 +140,11 @@ func normalizePath(p string) (string, string) {
 // Record classifies and stores events for a project and returns how many
 // were stored (a log line imported before is not stored again).
 func (s *Service) Record(ctx context.Context, projectID string, events []Event) (int, error) {
+	return s.record(ctx, projectID, events, metrics.SourceEvents)
+}
+
+// record is Record for events that came in through source (metrics' label).
+func (s *Service) record(ctx context.Context, projectID string, events []Event, source string) (int, error) {
 	if len(events) == 0 {
 		return 0, nil
 	}
@@ -163,7 +169,11 @@ func (s *Service) Record(ctx context.Context, projectID string, events []Event) 
 		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
 		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
 	}
-	return s.db.InsertPageViews(ctx, st.id, st.dict, views)
+	n, err := s.db.InsertPageViews(ctx, st.id, st.dict, views)
+	if err == nil {
+		countIngested(views, n, source)
+	}
+	return n, err
 }
 
 // RecordBrowser stores a page view reported by the browser tracker, unless
@@ -173,7 +183,7 @@ func (s *Service) RecordBrowser(ctx context.Context, projectID string, e Event) 
 	if s.cls.Classify(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept}) != Human {
 		return false, nil
 	}
-	n, err := s.Record(ctx, projectID, []Event{e})
+	n, err := s.record(ctx, projectID, []Event{e}, metrics.SourceTracker)
 	return n == 1, err
 }
 

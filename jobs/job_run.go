@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -59,6 +60,7 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	runCtx, cancel := context.WithCancelCause(limited)
 	defer cancel(nil)
 	stop := s.keepLease(runCtx, cancel, j.ID, owner)
+	started := time.Now()
 	res, err := s.runner.Run(runCtx, run, s.recorder(j, owner))
 	stop()
 	// A failed attempt used the model too: count every run.
@@ -70,16 +72,20 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 
 	switch {
 	case err == nil:
+		metrics.AgentRun(metrics.RunCompleted, time.Since(started))
 		s.finish(after, j, owner, res)
 		return nil
 	case errors.Is(context.Cause(runCtx), errLeaseLost):
+		metrics.AgentRun(metrics.RunCanceled, time.Since(started))
 		return nil
 	case errors.Is(context.Cause(runCtx), errTimeLimit), errors.Is(ctx.Err(), context.DeadlineExceeded):
+		metrics.AgentRun(metrics.RunFailed, time.Since(started))
 		s.fail(after, j, owner, CodeTimeout, fmt.Sprintf("The agent run exceeded its time limit of %s.", s.cfg.JobTimeout))
 		return nil
 	case agent.IsPermanent(err):
 		var ae *agent.Error
 		errors.As(err, &ae)
+		metrics.AgentRun(metrics.RunFailed, time.Since(started))
 		s.fail(after, j, owner, ae.Code, ae.Message)
 		return nil
 	}
@@ -87,6 +93,7 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	// unless the job was cancelled or archived meanwhile.
 	held, rerr := s.db.ReleaseJobRun(after, j.ID, owner)
 	if rerr != nil || !held {
+		metrics.AgentRun(metrics.RunCanceled, time.Since(started)) // cancelled or archived meanwhile
 		return rerr
 	}
 	if j.Attempts >= s.cfg.MaxAttempts {
@@ -95,9 +102,11 @@ func (s *Service) RunJob(ctx context.Context, p tasks.AgentRun) error {
 		if errors.As(err, &ae) {
 			code, msg = ae.Code, ae.Message
 		}
+		metrics.AgentRun(metrics.RunFailed, time.Since(started))
 		s.fail(after, j, "", code, fmt.Sprintf("%s (after %d attempts)", msg, j.Attempts))
 		return nil
 	}
+	metrics.AgentRun(metrics.RunRetried, time.Since(started))
 	s.log.Warn("agent run failed; it will be retried", "job_id", j.ID, "turn", j.Turn, "attempt", j.Attempts, "err", err)
 	return err
 }

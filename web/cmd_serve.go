@@ -27,6 +27,12 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	}
 	defer a.Close()
 
+	stopMetrics, err := a.startMetrics(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+
 	var worker *asynq.Server
 	if a.cfg.Worker {
 		if worker, err = a.startWorker(ctx); err != nil {
@@ -82,6 +88,12 @@ func cmdWorker(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	stopMetrics, err := a.startMetrics(ctx, false)
+	if err != nil {
+		worker.Shutdown()
+		return err
+	}
+	defer stopMetrics()
 	<-ctx.Done()
 	a.log.Info("shutting down: the worker takes no new tasks")
 	worker.Shutdown()

@@ -46,6 +46,8 @@ type Config struct {
 	GitHubOwners []string
 	// WebhookAllowPrivate lets project webhooks reach private addresses.
 	WebhookAllowPrivate bool
+	// MetricsAddr, if set, serves GET /metrics there (never on Addr).
+	MetricsAddr string
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 }
@@ -86,6 +88,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
 		return c, &configError{"FOLIO_ADDR", c.Addr, "want host:port, for example 127.0.0.1:8080"}
+	}
+	if c.MetricsAddr = strings.TrimSpace(getenv("FOLIO_METRICS_ADDR")); c.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil || port == "" || c.MetricsAddr == c.Addr {
+			return c, &configError{"FOLIO_METRICS_ADDR", c.MetricsAddr, "want host:port other than FOLIO_ADDR, for example 127.0.0.1:9090"}
+		}
 	}
 	c.BaseURL = strings.TrimRight(get("FOLIO_BASE_URL", "http://"+c.Addr), "/")
 	if err := checkURL(c.BaseURL, "http", "https"); err != nil {
