@@ -36,11 +36,11 @@ func (q *Queue) Counts() ([]QueueCounts, error) {
 	}
 	out := make([]QueueCounts, 0, len(ours))
 	for _, name := range ours {
-		info, err := q.inspector.GetQueueInfo(name)
-		if errors.Is(err, asynq.ErrQueueNotFound) {
+		if !slices.Contains(names, name) { // Asynq has never held a task of it
 			out = append(out, QueueCounts{Queue: name})
 			continue
 		}
+		info, err := q.inspector.GetQueueInfo(name)
 		if err != nil {
 			return nil, fmt.Errorf("tasks: unable to read queue %s: %w", name, err)
 		}
