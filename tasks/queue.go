@@ -31,6 +31,9 @@ func (q *Queue) SetAgentRunRetries(n int) { q.agentRunRetries = n }
 // EnqueueAgentRun puts a run on the agent queue. A run already there is not
 // an error: the same run is never enqueued twice.
 func (q *Queue) EnqueueAgentRun(ctx context.Context, p AgentRun, timeout time.Duration) error {
+	if p.EnqueuedAt == 0 {
+		p.EnqueuedAt = time.Now().UnixMilli()
+	}
 	t, err := newAgentRunTask(p, timeout, q.agentRunRetries)
 	if err != nil {
 		return err
