@@ -127,13 +127,13 @@ func (s *Service) Report(ctx context.Context, projectID string, q Query, u Unit,
 		return r, err
 	}
 	r.Views = views.Totals
-	r.HasTraffic = r.Views.Total > 0
+	r.HasTraffic = r.Views.All() > 0
 	if !r.HasTraffic {
 		ever, err := s.Views(ctx, projectID, Query{Limit: 1})
 		if err != nil {
 			return r, err
 		}
-		r.HasTraffic = ever.Totals.Total > 0
+		r.HasTraffic = ever.Totals.All() > 0
 	}
 	if !r.HasTraffic {
 		r.Visitors = Visitors{Visitors: []VisitorRow{}}

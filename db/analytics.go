@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // PageView is one stored page view, dictionary-encoded.
@@ -101,21 +102,62 @@ func (d *DB) AnalyticsSecret(ctx context.Context) ([]byte, error) {
 // of bound parameters (32,766).
 const rowsPerInsert = 500
 
+// EventBatch names a batch of the events API by the client's
+// Idempotency-Key and a hash of its body.
+type EventBatch struct {
+	Key      string
+	BodyHash []byte
+}
+
+// ErrIdempotencyConflict is an Idempotency-Key reused with another body
+// within IdempotencyTTL.
+var ErrIdempotencyConflict = fmt.Errorf("idempotency key reused with another request body: %w", ErrConflict)
+
 // InsertPageViews stores views for a site in one transaction and returns how
 // many were stored (views whose log line was imported before are skipped).
 // Everything is written with multi-row statements: the batch's imported-line
 // hashes, its paths and visitors missing from the cache (each distinct one
 // once), then the views. Either all of it commits or none.
 func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView) (int, error) {
+	n, _, err := d.InsertPageViewsOnce(ctx, siteID, dict, views, nil)
+	return n, err
+}
+
+// InsertPageViewsOnce is InsertPageViews for a batch named by an
+// Idempotency-Key (batch may be nil): when the same key came with the same
+// body within IdempotencyTTL, nothing is stored and the first answer is
+// returned with replayed true; with another body it is
+// ErrIdempotencyConflict. The check and the insert are one transaction.
+func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
 	newPaths := map[string]int64{}
 	newVisitors := map[[16]byte]int64{}
-	stored := 0
 	// Prepared outside the transaction: the writer has one connection.
 	insertViews, err := dict.prepareInsertViews(ctx, d)
 	if err != nil {
-		return 0, fmt.Errorf("db: unable to prepare storing page views: %w", err)
+		return 0, false, fmt.Errorf("db: unable to prepare storing page views: %w", err)
 	}
+	now := time.Now()
 	err = d.tx(ctx, func(tx *sql.Tx) error {
+		stored, replayed = 0, false
+		if batch != nil {
+			var hash []byte
+			var accepted, created int64
+			err := tx.QueryRowContext(ctx, `/* DB.InsertPageViewsOnce */
+				SELECT body_hash, accepted, created_at FROM analytics_event_batches WHERE site_id = ? AND key = ?`,
+				siteID, batch.Key).Scan(&hash, &accepted, &created)
+			switch {
+			case errors.Is(err, sql.ErrNoRows):
+			case err != nil:
+				return err
+			case created < millis(now.Add(-IdempotencyTTL)):
+				// Expired: the key names a new batch.
+			case !bytes.Equal(hash, batch.BodyHash):
+				return ErrIdempotencyConflict
+			default:
+				stored, replayed = int(accepted), true
+				return nil
+			}
+		}
 		dict.mu.Lock()
 		defer dict.mu.Unlock()
 		fresh, err := insertLineHashes(ctx, tx, siteID, views)
@@ -202,10 +244,29 @@ func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsD
 				}
 			}
 		}
-		return flush()
+		if err := flush(); err != nil {
+			return err
+		}
+		if batch == nil {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `/* DB.InsertPageViewsOnce */ DELETE FROM analytics_event_batches WHERE created_at < ?`,
+			millis(now.Add(-IdempotencyTTL))); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `/* DB.InsertPageViewsOnce */
+			INSERT OR REPLACE INTO analytics_event_batches (site_id, key, body_hash, accepted, created_at) VALUES (?, ?, ?, ?, ?)`,
+			siteID, batch.Key, batch.BodyHash, stored, millis(now))
+		return err
 	})
+	if errors.Is(err, ErrIdempotencyConflict) {
+		return 0, false, err
+	}
 	if err != nil {
-		return 0, fmt.Errorf("db: unable to store %d page views: %w", len(views), err)
+		return 0, false, fmt.Errorf("db: unable to store %d page views: %w", len(views), err)
+	}
+	if replayed {
+		return stored, true, nil
 	}
 	// Ids join the cache only once they are committed.
 	dict.mu.Lock()
@@ -216,7 +277,7 @@ func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsD
 		dict.visitors[k] = id
 	}
 	dict.mu.Unlock()
-	return stored, nil
+	return stored, false, nil
 }
 
 // insertViewsSQL stores n views.

@@ -231,6 +231,20 @@ func (d *DB) ActiveJobs(ctx context.Context) ([]Job, error) {
 		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' ORDER BY updated_at`)
 }
 
+// ExpiredJobRuns lists active jobs whose run's lease ran out before t:
+// their worker died or was cut off. The sweep asks every few seconds, so it
+// reads an index of leased jobs only.
+func (d *DB) ExpiredJobRuns(ctx context.Context, t time.Time) ([]Job, error) {
+	return d.queryJobs(ctx, "list expired runs", `/* DB.ExpiredJobRuns */
+		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' AND lease_owner <> '' AND lease_until < ? ORDER BY lease_until`, millis(t))
+}
+
+// UnclaimedJobs lists active jobs no run has claimed since before t.
+func (d *DB) UnclaimedJobs(ctx context.Context, t time.Time) ([]Job, error) {
+	return d.queryJobs(ctx, "list unclaimed jobs", `/* DB.UnclaimedJobs */
+		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' AND lease_owner = '' AND updated_at < ? ORDER BY updated_at`, millis(t))
+}
+
 // queryJobs runs a query of jobColumns; what names it in errors.
 func (d *DB) queryJobs(ctx context.Context, what, query string, args ...any) ([]Job, error) {
 	rows, err := d.r.QueryContext(ctx, query, args...)

@@ -6,6 +6,7 @@ package local
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 type Host struct {
 	path    string
 	baseURL string
+	remote  *codehost.Remote // set when the repository is reached over serve's git HTTP
 }
 
 // New serves the repository at path; baseURL is FOLIO_BASE_URL, for links.
@@ -26,8 +28,30 @@ func New(path, baseURL string) *Host {
 	return &Host{path: path, baseURL: strings.TrimRight(baseURL, "/")}
 }
 
+// NewOverHTTP is the local repository of project as a worker on another
+// machine reaches it: through serve (serverURL, FOLIO_SERVER_URL) at
+// GitURL, with the worker token as the password (in git's environment,
+// never in the URL or argv). baseURL is serve's FOLIO_BASE_URL, so links
+// are the same as from a worker beside the repository.
+func NewOverHTTP(serverURL, projectID, token, baseURL string) *Host {
+	basic := base64.StdEncoding.EncodeToString([]byte("folio-worker:" + token))
+	return &Host{baseURL: strings.TrimRight(baseURL, "/"), remote: &codehost.Remote{
+		URL: GitURL(serverURL, projectID),
+		Env: git.AuthEnv("Authorization: Basic " + basic),
+	}}
+}
+
+// GitURL is where serve offers a project's local repository over git's
+// smart HTTP protocol (CONTRACT §7).
+func GitURL(baseURL, projectID string) string {
+	return strings.TrimRight(baseURL, "/") + "/git/" + url.PathEscape(projectID) + ".git"
+}
+
 // Remote is the repository itself, after checking it is one.
 func (h *Host) Remote(ctx context.Context) (codehost.Remote, error) {
+	if h.remote != nil {
+		return *h.remote, nil
+	}
 	if _, err := git.Run(ctx, h.path, nil, "rev-parse", "--git-dir"); err != nil {
 		return codehost.Remote{}, fmt.Errorf("local: %s is not a git repository: %w", h.path, err)
 	}
