@@ -174,6 +174,19 @@ func TestMetricsAfterRealTraffic(t *testing.T) {
 		{"path":"/b","timestamp":%[1]q,"userAgent":"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0","ip":"192.0.2.2"},
 		{"path":"/a","timestamp":%[1]q,"userAgent":"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot","ip":"192.0.2.3"}]}`, now), 200)
 
+	// The browser tracker: a person counts, a crawler through this door does not.
+	for _, ua := range []string{"Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"} {
+		req, _ := http.NewRequest("POST", w.base+"/api/event", strings.NewReader(fmt.Sprintf(`{"project":%q,"path":"/guide"}`, w.pid)))
+		req.Header.Set("Origin", "https://docs.example.com")
+		req.Header.Set("User-Agent", ua)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 202 {
+			t.Fatalf("tracker event: %v %v, want 202", res, err)
+		}
+		res.Body.Close()
+	}
+
 	created := w.call(t, "POST", "/v2/agent/{p}/job", `{"prompt":"Explain key rotation."}`, 201)
 	id := between(created, `"id":"`, `"`)
 	polls := 0
@@ -221,6 +234,8 @@ func TestMetricsAfterRealTraffic(t *testing.T) {
 		{"POST events 200", delta("folio_http_requests_total", "route", "/v1/analytics/{projectId}/events", "method", "POST", "code", "200"), 1},
 		{"human views from events", delta("folio_analytics_views_ingested_total", "class", "human", "source", "events"), 2},
 		{"ai views from events", delta("folio_analytics_views_ingested_total", "class", "ai", "source", "events"), 1},
+		{"views from the tracker", delta("folio_analytics_views_ingested_total", "source", "tracker"), 1},
+		{"human views from the tracker", delta("folio_analytics_views_ingested_total", "class", "human", "source", "tracker"), 1},
 		{"jobs completed", after.value("folio_jobs", "status", "completed"), 1},
 		{"jobs active", after.value("folio_jobs", "status", "active"), 0},
 		{"runs on serve (it has no worker)", delta("folio_agent_runs_total"), 0},
