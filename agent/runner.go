@@ -16,6 +16,7 @@ import (
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 )
 
 // Defaults for a run's limits.
@@ -237,6 +238,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		}
 		res.Steps++
 		res.Tokens += reply.Tokens
+		metrics.ModelTokens(a.cfg.Provider, run.Model, reply.Input, reply.Output)
 		if err := say(Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls}); err != nil {
 			return nil, nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 )
 
 // MaxBatch is the most events one events-API request may carry (CONTRACT §3).
@@ -159,6 +160,12 @@ var ErrIdempotencyConflict = db.ErrIdempotencyConflict
 // nothing and returns the first answer (replayed), another body is
 // ErrIdempotencyConflict.
 func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Event, batch *Batch) (stored int, replayed bool, err error) {
+	return s.record(ctx, projectID, events, batch, metrics.SourceEvents)
+}
+
+// record is RecordBatch for events that came in through source (metrics'
+// label: events, tracker, import).
+func (s *Service) record(ctx context.Context, projectID string, events []Event, batch *Batch, source string) (stored int, replayed bool, err error) {
 	if len(events) == 0 {
 		return 0, false, nil
 	}
@@ -187,7 +194,11 @@ func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Ev
 	if batch != nil {
 		eb = &db.EventBatch{Key: batch.Key, BodyHash: batch.BodyHash}
 	}
-	return s.db.InsertPageViewsOnce(ctx, st.id, st.dict, views, eb)
+	n, replayed, err := s.db.InsertPageViewsOnce(ctx, st.id, st.dict, views, eb)
+	if err == nil && !replayed {
+		countIngested(views, n, source)
+	}
+	return n, replayed, err
 }
 
 // RecordBrowser stores a page view reported by the browser tracker, unless
@@ -197,7 +208,7 @@ func (s *Service) RecordBrowser(ctx context.Context, projectID string, e Event) 
 	if s.cls.Classify(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept}) != Human {
 		return false, nil
 	}
-	n, err := s.Record(ctx, projectID, []Event{e})
+	n, _, err := s.record(ctx, projectID, []Event{e}, nil, metrics.SourceTracker)
 	return n == 1, err
 }
 

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/folio-docs/folio/metrics"
 )
 
 // Reasons a log line is not stored.
@@ -81,7 +83,7 @@ func (s *Service) ImportLog(ctx context.Context, projectID string, r io.Reader, 
 		if len(batch) == 0 {
 			return nil
 		}
-		n, err := s.Record(ctx, projectID, batch)
+		n, _, err := s.record(ctx, projectID, batch, nil, metrics.SourceImport)
 		if err != nil {
 			return err
 		}

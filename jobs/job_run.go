@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -87,6 +88,7 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	runCtx, cancel := context.WithCancelCause(limited)
 	defer cancel(nil)
 	stop := w.keepLease(runCtx, cancel, j.ID, owner)
+	started := time.Now()
 	res, err := w.runner.Run(runCtx, run, w.recorder(j, owner))
 	stop()
 	// A failed attempt used the model too: count every run.
@@ -98,19 +100,23 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 
 	switch {
 	case err == nil:
+		metrics.AgentRun(metrics.RunCompleted, time.Since(started))
 		if ferr := w.store.FinishRun(after, j.ID, owner, res); ferr != nil {
 			// The lease runs out and the sweep runs the turn again.
 			w.log.Error("unable to record a finished run", "job_id", j.ID, "err", ferr)
 		}
 		return nil
 	case errors.Is(context.Cause(runCtx), errLeaseLost):
+		metrics.AgentRun(metrics.RunCanceled, time.Since(started))
 		return nil
 	case errors.Is(context.Cause(runCtx), errTimeLimit), errors.Is(ctx.Err(), context.DeadlineExceeded):
+		metrics.AgentRun(metrics.RunFailed, time.Since(started))
 		w.fail(after, j, owner, CodeTimeout, fmt.Sprintf("The agent run exceeded its time limit of %s.", w.cfg.JobTimeout))
 		return nil
 	case agent.IsPermanent(err):
 		var ae *agent.Error
 		errors.As(err, &ae)
+		metrics.AgentRun(metrics.RunFailed, time.Since(started))
 		w.fail(after, j, owner, ae.Code, ae.Message)
 		return nil
 	}
@@ -118,6 +124,7 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	// unless the job was cancelled or archived meanwhile.
 	held, rerr := w.store.ReleaseRun(after, j.ID, owner)
 	if rerr != nil || !held {
+		metrics.AgentRun(metrics.RunCanceled, time.Since(started)) // cancelled or archived meanwhile
 		return rerr
 	}
 	if j.Attempts >= w.cfg.MaxAttempts {
@@ -126,9 +133,11 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 		if errors.As(err, &ae) {
 			code, msg = ae.Code, ae.Message
 		}
+		metrics.AgentRun(metrics.RunFailed, time.Since(started))
 		w.fail(after, j, "", code, fmt.Sprintf("%s (after %d attempts)", msg, j.Attempts))
 		return nil
 	}
+	metrics.AgentRun(metrics.RunRetried, time.Since(started))
 	w.log.Warn("agent run failed; it will be retried", "job_id", j.ID, "turn", j.Turn, "attempt", j.Attempts, "err", err)
 	return err
 }

@@ -27,9 +27,10 @@ func (p AgentRun) TaskID() string {
 	return fmt.Sprintf("run:%s:%d:%d", p.JobID, p.Turn, p.Recovery)
 }
 
-// agentRunRetries bounds Asynq's own retries; the job's attempt count in
-// SQLite is what fails a job that keeps failing.
-const agentRunRetries = 25
+// AgentRunRetries bounds Asynq's own retries of a run by default
+// (FOLIO_AGENT_RUN_RETRIES); the job's attempt count in SQLite is what
+// fails a job that keeps failing.
+const AgentRunRetries = 25
 
 // runTimeoutGrace lets a run that reached its time limit record the failure
 // before Asynq's own timeout (in whole seconds) takes the task back.
@@ -37,12 +38,16 @@ const runTimeoutGrace = 30 * time.Second
 
 // NewAgentRunTask builds the task of a run with its time limit.
 func NewAgentRunTask(p AgentRun, timeout time.Duration) (*asynq.Task, error) {
+	return newAgentRunTask(p, timeout, AgentRunRetries)
+}
+
+func newAgentRunTask(p AgentRun, timeout time.Duration, retries int) (*asynq.Task, error) {
 	body, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: unable to encode %s: %w", TypeAgentRun, err)
 	}
 	return asynq.NewTask(TypeAgentRun, body,
-		asynq.Queue(QueueAgent), asynq.Timeout(timeout+runTimeoutGrace), asynq.TaskID(p.TaskID()), asynq.MaxRetry(agentRunRetries)), nil
+		asynq.Queue(QueueAgent), asynq.Timeout(timeout+runTimeoutGrace), asynq.TaskID(p.TaskID()), asynq.MaxRetry(retries)), nil
 }
 
 // JobRunner runs a turn; an error asks for a retry.

@@ -101,6 +101,9 @@ func (a *app) assemble(jcfg jobs.Config) error {
 	a.analytics = analytics.NewService(a.db, cls)
 	if a.rdb != nil {
 		a.queue = tasks.NewQueue(a.rdb)
+		if a.cfg.AgentRunRetries != nil {
+			a.queue.SetAgentRunRetries(*a.cfg.AgentRunRetries)
+		}
 		a.jobs = jobs.New(a.db, a.rdb, a.queue, a.runner, a.log, jcfg)
 	}
 	return nil

@@ -27,6 +27,12 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	}
 	defer a.Close()
 
+	stopMetrics, err := a.startMetrics(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
+
 	if !a.cfg.Worker {
 		// Agent runs are left to `folio worker`s; webhook deliveries and the
 		// sweep that recovers dead runs need this database, so they stay.

@@ -43,6 +43,12 @@ func cmdWorker(ctx context.Context, args []string, e env) error {
 	if err != nil {
 		return err
 	}
+	stopMetrics, err := a.startMetrics(ctx, false)
+	if err != nil {
+		worker.Shutdown()
+		return err
+	}
+	defer stopMetrics()
 	<-ctx.Done()
 	a.log.Info("shutting down: the worker takes no new tasks")
 	worker.Shutdown()
@@ -99,6 +105,12 @@ func runRemoteWorker(ctx context.Context, cfg Config, e env) error {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot start the worker: %v", err)}
 	}
 	a.log.Info("worker started", "mode", "remote", "server_url", redactURL(cfg.ServerURL), "base_url", info.BaseURL)
+	stopMetrics, err := a.startMetrics(ctx, false)
+	if err != nil {
+		srv.Shutdown()
+		return err
+	}
+	defer stopMetrics()
 	<-ctx.Done()
 	a.log.Info("shutting down: the worker takes no new tasks")
 	srv.Shutdown()

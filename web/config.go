@@ -46,6 +46,11 @@ type Config struct {
 	GitHubOwners []string
 	// WebhookAllowPrivate lets project webhooks reach private addresses.
 	WebhookAllowPrivate bool
+	// MetricsAddr, if set, serves GET /metrics there (never on Addr).
+	MetricsAddr string
+	// AgentRunRetries, if set, is how often Asynq retries a run before
+	// archiving it (tasks.AgentRunRetries if nil).
+	AgentRunRetries *int
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 	// ServerURL, on a worker, is the serve it works for over the network
@@ -93,6 +98,18 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
 		return c, &configError{"FOLIO_ADDR", c.Addr, "want host:port, for example 127.0.0.1:8080"}
+	}
+	if c.MetricsAddr = strings.TrimSpace(getenv("FOLIO_METRICS_ADDR")); c.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil || port == "" || c.MetricsAddr == c.Addr {
+			return c, &configError{"FOLIO_METRICS_ADDR", c.MetricsAddr, "want host:port other than FOLIO_ADDR, for example 127.0.0.1:9090"}
+		}
+	}
+	if v := strings.TrimSpace(getenv("FOLIO_AGENT_RUN_RETRIES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, &configError{"FOLIO_AGENT_RUN_RETRIES", v, "want a whole number, 0 or more"}
+		}
+		c.AgentRunRetries = &n
 	}
 	c.BaseURL = strings.TrimRight(get("FOLIO_BASE_URL", "http://"+c.Addr), "/")
 	if err := checkURL(c.BaseURL, "http", "https"); err != nil {
