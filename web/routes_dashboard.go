@@ -34,10 +34,7 @@ func (a *app) newSessions() *scs.SessionManager {
 	s.Cookie.SameSite = http.SameSiteLaxMode
 	s.Cookie.Secure = strings.HasPrefix(a.cfg.BaseURL, "https://")
 	s.Cookie.Path = "/"
-	s.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		a.log.Error("session store", "request_id", handlers.RequestID(r.Context()), "path", r.URL.Path, "err", err)
-		http.Error(w, "Folio could not read your session; try again.", http.StatusInternalServerError)
-	}
+	s.ErrorFunc = handlers.SessionStoreError
 	return s
 }
 
@@ -54,6 +51,8 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Invites:      auth.NewInvitations(a.db, a.cfg.BaseURL),
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
+	// Pages link their icon; this answers clients that ask the old way.
+	r.Handle("/favicon.ico", http.RedirectHandler(static.URL("favicon.svg"), http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 
 	get := []string{http.MethodGet, http.MethodHead}
 	pages := r.NewRoute().Subrouter()
