@@ -91,6 +91,7 @@ func (c *configCheck) checkDocsConfig(root *jsonValue) {
 	c.checkImage(root, "favicon", false)
 	c.checkImage(root, "logo", true)
 	c.checkRedirects(root)
+	c.checkNavbarFooter(root)
 
 	nav := root.get("navigation")
 	switch {
@@ -184,6 +185,32 @@ func (c *configCheck) checkImage(root *jsonValue, key string, bothModes bool) {
 		}
 	default:
 		c.at(v, "%q must be a path or an object of light and dark paths, not %s", key, v.kind)
+	}
+}
+
+// checkNavbarFooter checks the shapes of navbar and footer: objects, with
+// navbar.links a list and footer.socials a map of platform to URL.
+func (c *configCheck) checkNavbarFooter(root *jsonValue) {
+	for _, key := range []string{"navbar", "footer"} {
+		if v := root.get(key); v != nil && v.kind != jsonObject {
+			c.at(v, "%q must be an object, not %s", key, v.kind)
+		}
+	}
+	if links := root.get("navbar").get("links"); links != nil && links.kind != jsonArray {
+		c.at(links, `"navbar.links" must be an array of {"label", "href"}, not %s`, links.kind)
+	}
+	socials := root.get("footer").get("socials")
+	if socials == nil {
+		return
+	}
+	if socials.kind != jsonObject {
+		c.at(socials, `"footer.socials" must be an object of platform to URL (like {"x": "https://x.com/acme"}), not %s`, socials.kind)
+		return
+	}
+	for _, m := range socials.members {
+		if m.val.kind != jsonString {
+			c.at(m.val, `"footer.socials.%s" must be a URL string, not %s`, m.key, m.val.kind)
+		}
 	}
 }
 

@@ -179,7 +179,7 @@ func lineEnd(b []byte, i int) int {
 var (
 	esmStart     = regexp.MustCompile(`^(?:import|export)[ \t]`)
 	esmStatement = regexp.MustCompile(`^(?:import\s*(?:["'{*]|[\p{L}_$][\p{L}\p{N}_$]*\s*(?:,|from\b))|export\s+(?:const|let|var|function|async|class|default)\b|export\s*[{*])`)
-	fenceLine    = regexp.MustCompile("^[ \t]*(```|~~~)")
+	fenceLine    = regexp.MustCompile("^[ \t]*(`{3,}|~{3,})")
 )
 
 // findESM finds the import/export blocks: a line that starts with `import `
@@ -192,10 +192,10 @@ func (d *mdxDoc) findESM(body int) {
 		end := lineEnd(d.src, i)
 		line := d.src[i:end]
 		if m := fenceLine.FindSubmatch(line); m != nil {
-			switch {
+			switch trimmed := bytes.TrimSpace(line); {
 			case fence == nil:
 				fence = m[1]
-			case bytes.Equal(bytes.TrimSpace(line)[:3], fence) && len(bytes.Trim(bytes.TrimSpace(line), string(fence[:1]))) == 0:
+			case trimmed[0] == fence[0] && len(trimmed) >= len(fence) && len(bytes.Trim(trimmed, string(fence[:1]))) == 0:
 				fence = nil
 			}
 		}
@@ -311,7 +311,7 @@ func (s *mdxScan) run() {
 		return
 	}
 	s.endBlock()
-	if len(s.stack) > 0 {
+	if len(s.problems) == 0 && len(s.stack) > 0 {
 		top := s.stack[len(s.stack)-1]
 		s.fail(top.off, "%s", unclosedMessage(top.name))
 	}
@@ -324,7 +324,11 @@ func (s *mdxScan) endBlock() {
 		if !top.inline || top.block != s.block {
 			break
 		}
-		s.fail(top.off, "`<%s>` must be closed before the end of its paragraph: add `</%s>` there", top.name, top.name)
+		if voidElements[top.name] {
+			s.fail(top.off, "%s", unclosedMessage(top.name))
+		} else {
+			s.fail(top.off, "`<%s>` must be closed before the end of its paragraph: add `</%s>` there", top.name, top.name)
+		}
 		return
 	}
 	s.block++
@@ -716,9 +720,23 @@ func plausibleExpression(expr []byte) bool {
 	}
 	depth := 0
 	prevOperand := false
+	questions := 0 // open `?` of conditionals at the top level, each owed a `:`
 	for i := 0; i < len(expr); {
 		c := expr[i]
 		switch {
+		case depth == 0 && c == '?' && i+1 < len(expr) && (expr[i+1] == '.' || expr[i+1] == '?'):
+			i += 2 // ?. and ??
+			prevOperand = false
+			continue
+		case depth == 0 && c == '?':
+			questions++
+			prevOperand = false
+		case depth == 0 && c == ':':
+			if questions == 0 {
+				return false // `{"name": "w"}` in prose: an object needs its own braces
+			}
+			questions--
+			prevOperand = false
 		case c == '/' && i+1 < len(expr) && expr[i+1] == '*':
 			k := bytes.Index(expr[i+2:], []byte("*/"))
 			if k < 0 {

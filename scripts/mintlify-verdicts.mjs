@@ -101,7 +101,7 @@ async function judgeOne(repo, work, { openApi }) {
   const keep = (...args) => logged.push(stripAnsi(args.map(String).join(' ')).trim());
   const saved = { log: console.log, warn: console.warn, error: console.error, info: console.info };
   Object.assign(console, { log: keep, warn: keep, error: keep, info: keep });
-  const cwd = process.cwd();
+  const cwd = process.cwd(); // a scratch directory: see main
   process.chdir(work); // prebuild writes its output into the working directory
   try {
     await prebuild(repo, { strict: true, skipStaticFiles: true, disableOpenApi: !openApi });
@@ -157,8 +157,12 @@ async function judgeCase(corpus, file) {
 }
 
 async function main() {
-  const corpus = process.argv[2];
+  const corpus = path.resolve(process.argv[2]);
   const only = process.argv.slice(3);
+  // prebuild writes output (src/_props/...) relative to the working
+  // directory, some of it after its promise settles: work from scratch.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'mintlify-judges-'));
+  process.chdir(scratch);
   const cases = fs.readdirSync(corpus).filter((f) => f.endsWith('.txtar') && !f.startsWith('_'))
     .filter((f) => only.length === 0 || only.includes(f.replace(/\.txtar$/, '')))
     .sort();
@@ -184,6 +188,7 @@ async function main() {
     fs.writeFileSync(path.join(corpus, 'versions.json'), JSON.stringify({ ...versions, generated: new Date().toISOString().slice(0, 10) }, null, 2) + '\n');
   }
   console.log(`${cases.length} cases, ${failed} failed by the judges; versions: ${JSON.stringify(versions)}`);
+  fs.rmSync(scratch, { recursive: true, force: true });
   process.exit(0);
 }
 
