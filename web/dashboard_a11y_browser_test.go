@@ -140,6 +140,10 @@ func TestAccessibilityTour(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#job-list[data-polling=false] .job-item[data-status=completed]`)),
 	)
 	axeCheck(t, ctx, "jobs (one completed)")
+	jobID, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(`.job-item`), "data-job-id"))
+	if err != nil || jobID.Value == "" {
+		t.Fatalf("the job's id in the list: %v", err)
+	}
 	do(t, ctx, "job page", chromedp.Click(chromedp.CSS(`.job-item .job-main`)), chromedp.WaitVisible(chromedp.ID("job-live")))
 	axeCheck(t, ctx, "job page")
 	do(t, ctx, "changes page", chromedp.Click(chromedp.CSS(`.pr-link`)), chromedp.WaitVisible(chromedp.CSS(`.diff-file`)))
@@ -168,7 +172,9 @@ func TestAccessibilityTour(t *testing.T) {
 		for _, pg := range []struct{ name, path, wait string }{
 			{"projects", "/projects", ".project-list"},
 			{"keys", "/projects/" + projectID + "/keys", "#keys"},
-			{"job page", "/projects/" + projectID + "/jobs", "#job-list"},
+			{"jobs", "/projects/" + projectID + "/jobs", "#job-list"},
+			{"job page", "/projects/" + projectID + "/jobs/" + jobID.Value, "#job-live"},
+			{"changes page", "/projects/" + projectID + "/jobs/" + jobID.Value + "/changes", ".diff-file"},
 			{"analytics", "/projects/" + projectID + "/analytics", ".chart"},
 		} {
 			do(t, ctx, w.name+" "+pg.name, chromedp.Navigate(s.URL+pg.path), chromedp.WaitVisible(chromedp.CSS(pg.wait)))
