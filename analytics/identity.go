@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"hash"
-	"time"
 )
 
 const dayMillis = 24 * 60 * 60 * 1000
@@ -82,10 +81,4 @@ func (s *Service) salt(ctx context.Context, day int64) ([]byte, error) {
 	}
 	s.salts[day] = salt
 	return salt, nil
-}
-
-// dayStart is the start of t's UTC day.
-func dayStart(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }

@@ -269,21 +269,12 @@ func statusLabel(status string) string {
 	return status
 }
 
-func shortSHA(s string) string {
-	if len(s) > 10 {
-		return s[:10]
-	}
-	return s
-}
-
 func lineNo(n int) string {
 	if n == 0 {
 		return ""
 	}
 	return strconv.Itoa(n)
 }
-
-func diffStat(added, deleted int) string { return fmt.Sprintf("+%d −%d", added, deleted) }
 
 // deliveryOK reports whether a webhook delivery was answered with a 2xx.
 func deliveryOK(d db.WebhookDelivery) bool { return d.StatusCode >= 200 && d.StatusCode < 300 }
