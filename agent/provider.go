@@ -28,6 +28,8 @@ type modelReply struct {
 	Content   string
 	ToolCalls []ToolCall
 	Tokens    int64 // prompt + completion
+	Input     int64 // prompt tokens, as the provider reported them
+	Output    int64 // completion tokens
 	Truncated bool  // the reply hit MaxTokens
 }
 

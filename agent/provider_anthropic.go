@@ -110,6 +110,8 @@ func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (mod
 	}
 	reply := modelReply{
 		Tokens:    resp.Usage.InputTokens + resp.Usage.OutputTokens,
+		Input:     resp.Usage.InputTokens,
+		Output:    resp.Usage.OutputTokens,
 		Truncated: resp.StopReason == anthropic.StopReasonMaxTokens,
 	}
 	var text []string

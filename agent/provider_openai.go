@@ -92,6 +92,8 @@ func (p *openaiProvider) complete(ctx context.Context, req modelRequest) (modelR
 	reply := modelReply{
 		Content:   choice.Message.Content,
 		Tokens:    resp.Usage.PromptTokens + resp.Usage.CompletionTokens,
+		Input:     resp.Usage.PromptTokens,
+		Output:    resp.Usage.CompletionTokens,
 		Truncated: choice.FinishReason == "length",
 	}
 	for _, tc := range choice.Message.ToolCalls {

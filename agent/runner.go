@@ -16,6 +16,7 @@ import (
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 )
 
 // Defaults for a run's limits.
@@ -38,7 +39,11 @@ type Config struct {
 	// installation tokens, see github.AppToken).
 	GitHubTokens github.TokenSource
 	BaseURL      string // FOLIO_BASE_URL, for the local review page
-	DataDir      string // workspaces go in DataDir/workspaces
+	// ServerURL and WorkerToken, on a worker away from serve's disk, reach
+	// local repositories through serve's git HTTP (FOLIO_SERVER_URL).
+	ServerURL   string
+	WorkerToken string
+	DataDir     string // workspaces go in DataDir/workspaces
 
 	MaxSteps         int   // model calls per run; DefaultMaxSteps if 0
 	MaxTokens        int64 // tokens per run; DefaultMaxTokens if 0
@@ -129,6 +134,9 @@ func (a *Agent) host(p db.Project) (codehost.Host, error) {
 		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
 	}
 	if kind == codehost.KindLocal {
+		if a.cfg.ServerURL != "" {
+			return local.NewOverHTTP(a.cfg.ServerURL, p.ID, a.cfg.WorkerToken, a.cfg.BaseURL), nil
+		}
 		return local.New(location, a.cfg.BaseURL), nil
 	}
 	tokens := a.cfg.GitHubTokens
@@ -230,6 +238,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		}
 		res.Steps++
 		res.Tokens += reply.Tokens
+		metrics.ModelTokens(a.cfg.Provider, run.Model, reply.Input, reply.Output)
 		if err := say(Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls}); err != nil {
 			return nil, nil, err
 		}

@@ -7,72 +7,89 @@ import (
 )
 
 // The dashboard's range (CONTRACT §6): a default when none is asked for,
-// and a bound on how many days one chart draws.
+// and the longest range typed by hand (All time has no bound).
 const (
 	DefaultRangeDays = 30
-	MaxRangeDays     = 366
+	MaxRangeYears    = 5
 )
 
-// DayVisitors are the distinct visitors of one UTC day of a range.
-type DayVisitors struct {
-	// Day is the day's start (UTC midnight); From and To are the part of
-	// the day inside the range, so they differ from the day's bounds only
-	// at a range edge given as a date-time.
-	Day, From, To time.Time
-	VisitorCounts
+// PageRange is a range as people give it on the dashboard: whole UTC days
+// with both ends included ("to 22 Nov" includes the 22nd), or all time.
+// Query is the same range in the API's terms, its dateTo exclusive.
+type PageRange struct {
+	First, Last time.Time // the first and last day shown (UTC midnights)
+	All         bool      // every day from the project's first view to today
+	Query       Query
+	Unit        Unit // the chart's buckets: at most MaxBars, months for All time
 }
 
-// DayRange completes q's range for a day-by-day view: a missing dateTo is
-// the end of today (UTC), a missing dateFrom is DefaultRangeDays before
-// dateTo. A range longer than MaxRangeDays is refused, naming dateFrom.
-func DayRange(q Query, now time.Time) (Query, []Problem) {
-	if q.To == nil {
-		to := startOfDay(now).AddDate(0, 0, 1)
-		q.To = &to
-	}
-	if q.From == nil {
-		from := q.To.AddDate(0, 0, -DefaultRangeDays)
-		q.From = &from
-	}
-	if !q.From.Before(*q.To) {
-		return q, []Problem{{"dateTo", "dateTo must be after dateFrom (dateTo is exclusive)."}}
-	}
-	if n := DayCount(*q.From, *q.To); n > MaxRangeDays {
-		return q, []Problem{{"dateFrom", fmt.Sprintf("The range spans %d days; the dashboard shows at most %d. Pick a later dateFrom or an earlier dateTo.", n, MaxRangeDays)}}
-	}
-	return q, nil
-}
+// Days is how many days the range shows.
+func (r PageRange) Days() int { return DayCount(r.First, r.Last.AddDate(0, 0, 1)) }
 
-// DailyVisitors counts each UTC day of [from, to) as the visitors export
-// counts that day alone, so a day's numbers always match the export's.
-func (s *Service) DailyVisitors(ctx context.Context, projectID string, from, to time.Time) ([]DayVisitors, error) {
-	out := days(from, to)
-	for i := range out {
-		d := &out[i]
-		v, err := s.Visitors(ctx, projectID, Query{From: &d.From, To: &d.To, Limit: 1})
+// ParsePageRange reads the dashboard's range parameters: from and to
+// (YYYY-MM-DD, both included) or range=all. A missing to is today, a
+// missing from DefaultRangeDays days up to to. firstView gives the
+// project's first page view, for All time. Problems are written for
+// people, naming the field they are about (from or to).
+func ParsePageRange(get func(string) string, now time.Time, firstView func() (time.Time, bool, error)) (PageRange, []Problem, error) {
+	today := startOfDay(now)
+	if get("range") == "all" {
+		r := PageRange{All: true, First: today, Last: today, Unit: Month}
+		first, ok, err := firstView()
 		if err != nil {
-			return nil, fmt.Errorf("analytics: unable to count the visitors of %s: %w", d.Day.Format(time.DateOnly), err)
+			return r, nil, err
 		}
-		d.VisitorCounts = v.Totals
+		if ok && first.Before(today) {
+			r.First = startOfDay(first)
+		}
+		r.Query = r.query()
+		return r, nil, nil
 	}
-	return out, nil
+	var problems []Problem
+	day := func(field, label string) *time.Time {
+		v := get(field)
+		if v == "" {
+			return nil
+		}
+		t, err := time.Parse(time.DateOnly, v)
+		if err != nil {
+			problems = append(problems, Problem{field, fmt.Sprintf("The %s date “%s” is not a date. Pick one from the calendar, or type it as %s.", label, v, today.Format(time.DateOnly))})
+			return nil
+		}
+		return &t
+	}
+	from, to := day("from", "start"), day("to", "end")
+	if problems != nil {
+		return PageRange{}, problems, nil
+	}
+	r := PageRange{Last: today}
+	if to != nil {
+		r.Last = *to
+	}
+	r.First = r.Last.AddDate(0, 0, 1-DefaultRangeDays)
+	if from != nil {
+		r.First = *from
+	}
+	switch {
+	case r.Last.Before(r.First) && to == nil:
+		return r, []Problem{{"from", fmt.Sprintf("The start date, %s, is after today (%s). Pick an earlier start date.", longDay(r.First), longDay(today))}}, nil
+	case r.Last.Before(r.First):
+		return r, []Problem{{"to", fmt.Sprintf("The end date, %s, is before the start date, %s. Swap them, or pick a preset.", longDay(r.Last), longDay(r.First))}}, nil
+	case r.First.Before(r.Last.AddDate(-MaxRangeYears, 0, 0)):
+		return r, []Problem{{"from", fmt.Sprintf("From %s to %s is more than %d years; a range picked by date spans at most %d. Pick a later start date, or choose All time.", longDay(r.First), longDay(r.Last), MaxRangeYears, MaxRangeYears)}}, nil
+	}
+	r.Query = r.query()
+	r.Unit = UnitFor(*r.Query.From, *r.Query.To)
+	return r, nil, nil
 }
 
-// days splits [from, to) at UTC midnights.
-func days(from, to time.Time) []DayVisitors {
-	var out []DayVisitors
-	for day := startOfDay(from); day.Before(to); day = day.AddDate(0, 0, 1) {
-		d := DayVisitors{Day: day, From: day, To: day.AddDate(0, 0, 1)}
-		if d.From.Before(from) {
-			d.From = from
-		}
-		if d.To.After(to) {
-			d.To = to
-		}
-		out = append(out, d)
-	}
-	return out
+// query is the range with the API's exclusive end: the day after Last.
+func (r PageRange) query() Query {
+	from, to := r.First, r.Last.AddDate(0, 0, 1)
+	return Query{From: &from, To: &to}
 }
+
+func longDay(t time.Time) string { return t.Format("2 Jan 2006") }
 
 // DayCount is how many UTC days [from, to) touches, without listing them
 // (a range can be centuries long before it is refused).
@@ -89,40 +106,39 @@ func startOfDay(t time.Time) time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// Report is the dashboard's picture of a range: the visitors export's page
-// and totals, the views export's totals, and each day's visitors.
+// Report is the dashboard's picture of a range: the visitors series (the
+// export's page and totals, each bucket's visitors and, when asked, the
+// previous period's totals) and the views export's totals.
 type Report struct {
-	Visitors   Visitors
+	Series
 	Views      ViewCounts
-	Days       []DayVisitors
 	HasTraffic bool // the project has recorded a page view, in the range or not
 }
 
-// Report counts a bounded range (see DayRange) for the dashboard.
-func (s *Service) Report(ctx context.Context, projectID string, q Query) (Report, error) {
+// Report counts a bounded range for the dashboard, by buckets of u, in one
+// pass over the visitors' views (and binary searches for the view counts).
+func (s *Service) Report(ctx context.Context, projectID string, q Query, u Unit, previous bool) (Report, error) {
 	if q.From == nil || q.To == nil {
 		return Report{}, fmt.Errorf("analytics: a report needs a bounded range")
 	}
 	var r Report
-	var err error
-	if r.Visitors, err = s.Visitors(ctx, projectID, q); err != nil {
-		return r, err
-	}
 	views, err := s.Views(ctx, projectID, Query{From: q.From, To: q.To, Limit: 1})
 	if err != nil {
 		return r, err
 	}
 	r.Views = views.Totals
-	r.HasTraffic = r.Views.Total > 0
+	r.HasTraffic = r.Views.All() > 0
 	if !r.HasTraffic {
 		ever, err := s.Views(ctx, projectID, Query{Limit: 1})
 		if err != nil {
 			return r, err
 		}
-		r.HasTraffic = ever.Totals.Total > 0
+		r.HasTraffic = ever.Totals.All() > 0
 	}
-	if r.HasTraffic {
-		r.Days, err = s.DailyVisitors(ctx, projectID, *q.From, *q.To)
+	if !r.HasTraffic {
+		r.Visitors = Visitors{Visitors: []VisitorRow{}}
+		return r, nil
 	}
+	r.Series, err = s.VisitorSeries(ctx, projectID, q, u, previous)
 	return r, err
 }

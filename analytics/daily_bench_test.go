@@ -23,7 +23,7 @@ func BenchmarkReport(b *testing.B) {
 			to := start.AddDate(1, 0, 0)
 			from := to.AddDate(0, 0, -days)
 			for b.Loop() {
-				if _, err := s.Report(ctx, project, Query{From: &from, To: &to, Limit: 25}); err != nil {
+				if _, err := s.Report(ctx, project, Query{From: &from, To: &to, Limit: 25}, UnitFor(from, to), true); err != nil {
 					b.Fatal(err)
 				}
 			}

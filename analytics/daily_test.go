@@ -1,7 +1,6 @@
 package analytics
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -16,83 +15,38 @@ func date(t *testing.T, s string) time.Time {
 	return v
 }
 
-func TestDailyVisitorsMatchTheExportDayByDay(t *testing.T) {
-	s, d, project := newTestService(t)
-	from, to := date(t, "2026-02-20"), date(t, "2026-03-06")
-	// Traffic starts before the range and ends after it, so the edges count.
-	record(t, s, project, GenConfig{Views: 3000, Paths: 40, Visitors: 300, From: from.AddDate(0, 0, -3), To: to.AddDate(0, 0, 2), Seed: 7})
-	got, err := s.DailyVisitors(context.Background(), project, from, to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 14 {
-		t.Fatalf("got %d days for 20 Feb to 6 Mar (exclusive), want 14", len(got))
-	}
-	busy := 0
-	for i, day := range got {
-		want := from.AddDate(0, 0, i)
-		if !day.Day.Equal(want) || !day.From.Equal(want) || !day.To.Equal(want.AddDate(0, 0, 1)) {
-			t.Errorf("day %d is %v [%v, %v), want %v and its whole day", i, day.Day, day.From, day.To, want)
-		}
-		_, totals, _, _ := bruteForce(t, d, project, Query{From: &day.From, To: &day.To})
-		if day.VisitorCounts != totals {
-			t.Errorf("%s: got %+v, brute force over the stored views gives %+v", want.Format(time.DateOnly), day.VisitorCounts, totals)
-		}
-		if totals.Human > 0 && totals.AI > 0 {
-			busy++
-		}
-	}
-	if busy < 10 {
-		t.Errorf("only %d of 14 days have both human and AI visitors; the test traffic is too thin to mean anything", busy)
-	}
-}
-
-func TestDailyVisitorsClipTheEdgeDays(t *testing.T) {
-	s, _, project := newTestService(t)
-	from, to := date(t, "2026-03-01T18:00:00Z"), date(t, "2026-03-03T06:30:00Z")
-	got, err := s.DailyVisitors(context.Background(), project, from, to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := [][2]string{{"2026-03-01T18:00:00Z", "2026-03-02T00:00:00Z"}, {"2026-03-02T00:00:00Z", "2026-03-03T00:00:00Z"}, {"2026-03-03T00:00:00Z", "2026-03-03T06:30:00Z"}}
-	if len(got) != len(want) {
-		t.Fatalf("got %d days, want %d", len(got), len(want))
-	}
-	for i, w := range want {
-		if got[i].From.Format(time.RFC3339) != w[0] || got[i].To.Format(time.RFC3339) != w[1] {
-			t.Errorf("day %d covers [%v, %v), want [%s, %s)", i, got[i].From, got[i].To, w[0], w[1])
-		}
-		if got[i].Total != 0 {
-			t.Errorf("day %d of a project without traffic counts %+v", i, got[i].VisitorCounts)
-		}
-	}
-}
-
-func TestDayRange(t *testing.T) {
+func TestParsePageRange(t *testing.T) {
 	now := date(t, "2026-03-05T15:04:05Z")
-	parse := func(from, to string) (Query, []Problem) {
-		q, problems := ParseQuery(func(k string) string { return map[string]string{"dateFrom": from, "dateTo": to}[k] })
-		if problems != nil {
-			return q, problems
-		}
-		return DayRange(q, now)
-	}
+	first := func() (time.Time, bool, error) { return date(t, "2025-07-14T08:00:00Z"), true, nil }
 	for _, tc := range []struct {
-		name, from, to     string
-		wantFrom, wantTo   string
-		problemField, text string
+		name, from, to, rng string
+		wantFrom, wantTo    string // the API's bounds, dateTo exclusive
+		unit                Unit
+		problemField, text  string
 	}{
-		{name: "default: the last 30 days, today included", wantFrom: "2026-02-04", wantTo: "2026-03-06"},
-		{name: "from only runs to the end of today", from: "2026-03-01", wantFrom: "2026-03-01", wantTo: "2026-03-06"},
-		{name: "to only goes back 30 days", to: "2026-01-31", wantFrom: "2026-01-01", wantTo: "2026-01-31"},
-		{name: "a leap year is allowed", from: "2024-01-01", to: "2025-01-01", wantFrom: "2024-01-01", wantTo: "2025-01-01"},
-		{name: "one day more is refused", from: "2024-01-01", to: "2025-01-02", problemField: "dateFrom", text: "367 days"},
-		{name: "centuries are refused", from: "0001-01-01", to: "2026-01-01", problemField: "dateFrom", text: "at most 366"},
-		{name: "from after a defaulted to", from: "2026-04-01", problemField: "dateTo", text: "exclusive"},
-		{name: "a malformed date names its parameter", from: "2026-13-01", problemField: "dateFrom", text: "is not a date"},
+		{name: "default: the last 30 days, today included", wantFrom: "2026-02-04", wantTo: "2026-03-06", unit: Day},
+		{name: "to is included", from: "2026-02-01", to: "2026-02-22", wantFrom: "2026-02-01", wantTo: "2026-02-23", unit: Day},
+		{name: "one day", from: "2026-02-22", to: "2026-02-22", wantFrom: "2026-02-22", wantTo: "2026-02-23", unit: Day},
+		{name: "from only runs to the end of today", from: "2026-03-01", wantFrom: "2026-03-01", wantTo: "2026-03-06", unit: Day},
+		{name: "to only goes back 30 days", to: "2026-01-31", wantFrom: "2026-01-02", wantTo: "2026-02-01", unit: Day},
+		{name: "90 days draw weeks", from: "2025-12-06", to: "2026-03-05", wantFrom: "2025-12-06", wantTo: "2026-03-06", unit: Week},
+		{name: "a leap year draws weeks", from: "2024-01-01", to: "2024-12-31", wantFrom: "2024-01-01", wantTo: "2025-01-01", unit: Week},
+		{name: "five years draw months", from: "2021-03-05", to: "2026-03-05", wantFrom: "2021-03-05", wantTo: "2026-03-06", unit: Month},
+		{name: "all time runs from the first view by month", rng: "all", wantFrom: "2025-07-14", wantTo: "2026-03-06", unit: Month},
+		{name: "more than five years is refused", from: "2021-03-04", to: "2026-03-05", problemField: "from", text: "All time"},
+		{name: "centuries are refused", from: "0001-01-01", problemField: "from", text: "more than 5 years"},
+		{name: "an end before the start", from: "2026-03-01", to: "2026-02-22", problemField: "to", text: "The end date, 22 Feb 2026, is before the start date, 1 Mar 2026."},
+		{name: "a start after today", from: "2026-04-01", problemField: "from", text: "after today"},
+		{name: "a malformed date names its field", from: "2026-13-01", problemField: "from", text: "The start date “2026-13-01” is not a date."},
+		{name: "a date-time is not a day", to: "2026-01-01T10:00:00Z", problemField: "to", text: "The end date"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			q, problems := parse(tc.from, tc.to)
+			r, problems, err := ParsePageRange(func(k string) string {
+				return map[string]string{"from": tc.from, "to": tc.to, "range": tc.rng}[k]
+			}, now, first)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if tc.problemField != "" {
 				if len(problems) != 1 || problems[0].Field != tc.problemField || !strings.Contains(problems[0].Message, tc.text) {
 					t.Fatalf("got problems %+v, want one on %s saying %q", problems, tc.problemField, tc.text)
@@ -102,8 +56,14 @@ func TestDayRange(t *testing.T) {
 			if problems != nil {
 				t.Fatalf("unexpected problems %+v", problems)
 			}
-			if f, to := q.From.Format(time.DateOnly), q.To.Format(time.DateOnly); f != tc.wantFrom || to != tc.wantTo {
+			if f, to := r.Query.From.Format(time.DateOnly), r.Query.To.Format(time.DateOnly); f != tc.wantFrom || to != tc.wantTo {
 				t.Errorf("range [%s, %s), want [%s, %s)", f, to, tc.wantFrom, tc.wantTo)
+			}
+			if r.Unit != tc.unit {
+				t.Errorf("unit %s, want %s", r.Unit, tc.unit)
+			}
+			if !r.Last.AddDate(0, 0, 1).Equal(*r.Query.To) || !r.First.Equal(*r.Query.From) {
+				t.Errorf("shown as %v to %v (included), asked as [%v, %v)", r.First, r.Last, r.Query.From, r.Query.To)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 )
 
 // MaxBatch is the most events one events-API request may carry (CONTRACT §3).
@@ -139,21 +140,47 @@ func normalizePath(p string) (string, string) {
 // Record classifies and stores events for a project and returns how many
 // were stored (a log line imported before is not stored again).
 func (s *Service) Record(ctx context.Context, projectID string, events []Event) (int, error) {
+	n, _, err := s.RecordBatch(ctx, projectID, events, nil)
+	return n, err
+}
+
+// Batch names an events-API batch by its Idempotency-Key and a hash of the
+// request body.
+type Batch struct {
+	Key      string
+	BodyHash []byte
+}
+
+// ErrIdempotencyConflict is an Idempotency-Key reused within 24 hours with
+// another batch.
+var ErrIdempotencyConflict = db.ErrIdempotencyConflict
+
+// RecordBatch is Record for a batch that may carry an Idempotency-Key
+// (batch nil: none): the same key with the same body within 24 hours stores
+// nothing and returns the first answer (replayed), another body is
+// ErrIdempotencyConflict.
+func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Event, batch *Batch) (stored int, replayed bool, err error) {
+	return s.record(ctx, projectID, events, batch, metrics.SourceEvents)
+}
+
+// record is RecordBatch for events that came in through source (metrics'
+// label: events, tracker, import).
+func (s *Service) record(ctx context.Context, projectID string, events []Event, batch *Batch, source string) (stored int, replayed bool, err error) {
 	if len(events) == 0 {
-		return 0, nil
+		return 0, false, nil
 	}
 	st, err := s.site(ctx, projectID, true)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	views := make([]db.NewPageView, len(events))
 	// A batch repeats few user agents: each is matched against the lists once.
 	verdicts := map[string]uaVerdict{}
 	macs := map[int64]hash.Hash{}
 	for i, e := range events {
-		key, err := s.visitorKey(ctx, projectID, e, macs)
+		vid, err := s.visitorID(ctx, projectID, e, macs)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		verdict, ok := verdicts[e.UserAgent]
 		if !ok {
@@ -161,9 +188,17 @@ func (s *Service) Record(ctx context.Context, projectID string, events []Event) 
 			verdicts[e.UserAgent] = verdict
 		}
 		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
-		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
+		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash}
 	}
-	return s.db.InsertPageViews(ctx, st.id, st.dict, views)
+	var eb *db.EventBatch
+	if batch != nil {
+		eb = &db.EventBatch{Key: batch.Key, BodyHash: batch.BodyHash}
+	}
+	n, replayed, err := s.db.InsertPageViewsOnce(ctx, st.id, st.dict, views, eb)
+	if err == nil && !replayed {
+		countIngested(views, n, source)
+	}
+	return n, replayed, err
 }
 
 // RecordBrowser stores a page view reported by the browser tracker, unless
@@ -173,7 +208,7 @@ func (s *Service) RecordBrowser(ctx context.Context, projectID string, e Event) 
 	if s.cls.Classify(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept}) != Human {
 		return false, nil
 	}
-	n, err := s.Record(ctx, projectID, []Event{e})
+	n, _, err := s.record(ctx, projectID, []Event{e}, nil, metrics.SourceTracker)
 	return n == 1, err
 }
 

@@ -3,6 +3,7 @@ package components
 import (
 	"fmt"
 	"html"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,22 +18,26 @@ type AnalyticsView struct {
 	ProjectID string
 	BaseURL   string // FOLIO_BASE_URL, for the tracker snippet
 	Range     AnalyticsRange
-	Errors    []string // the contract's messages for bad parameters; nothing is counted then
+	Errors    []string // what is wrong with the range, for people; nothing is counted then
+	Invalid   string   // the range field (from or to) the errors are about
 	NoTraffic bool     // the project has never recorded a page view
 
 	Visitors analytics.Visitors   // totals, and the table's page
 	Views    analytics.ViewCounts // page views by class
-	Days     []analytics.DayVisitors
+	Buckets  []analytics.Bucket   // the chart's bars, by Range.Unit
+	Previous *analytics.VisitorCounts
 	Offset   int
 	Limit    int
 }
 
 // AnalyticsRange is the range picker's state.
 type AnalyticsRange struct {
-	From, To   string // the inputs' values, as given
+	From, To   string // the inputs' values: the first and last day included
 	First      time.Time
-	Last       time.Time // the last day included (dateTo is exclusive)
+	Last       time.Time // the last day included
 	Days       int
+	All        bool
+	Unit       analytics.Unit
 	Presets    []RangePreset
 	Parameters url.Values // the range's query parameters, for links that keep it
 }
@@ -66,10 +71,78 @@ func (v AnalyticsView) eventsExample() string {
 }
 
 func (v AnalyticsView) rangeLabel() string {
-	if v.Range.Days == 1 {
-		return day(v.Range.First) + " · 1 day, UTC"
+	r := v.Range
+	by := "by " + r.Unit.String()
+	if r.All {
+		return "All time: " + day(r.First) + " – " + day(r.Last) + " · UTC, " + by
 	}
-	return day(v.Range.First) + " – " + day(v.Range.Last) + " · " + strconv.Itoa(v.Range.Days) + " days, UTC"
+	if r.Days == 1 {
+		return day(r.First) + " · 1 day, UTC"
+	}
+	return day(r.First) + " – " + day(r.Last) + " · " + strconv.Itoa(r.Days) + " days, UTC, " + by
+}
+
+// overlap is how many visitors are both human and AI in the range: why the
+// groups add up to more than the total.
+func (v AnalyticsView) overlap() int {
+	t := v.Visitors.Totals
+	return t.Human + t.AI - t.Total
+}
+
+// overlapNote says plainly why Human and AI add up to more than the total.
+func (v AnalyticsView) overlapNote() string {
+	s := "One visitor can be both: a person who also sends an AI agent to read the docs counts once in each group but once in the total, so the groups add up to more than the unique visitors"
+	switch n := v.overlap(); {
+	case n == 1:
+		s += " (here 1 visitor is both)"
+	case n > 1:
+		s += " (here " + num(n) + " visitors are both)"
+	}
+	return s + "."
+}
+
+// prevOf is the previous period's total of one group, nil without one.
+func prevOf(v AnalyticsView, group string) *int {
+	if v.Previous == nil {
+		return nil
+	}
+	n := v.Previous.Total
+	switch group {
+	case "human":
+		n = v.Previous.Human
+	case "ai":
+		n = v.Previous.AI
+	}
+	return &n
+}
+
+// change is a total against the previous period's, for its card.
+type change struct {
+	Text  string // "▲ 12% vs previous 30 days"
+	Class string // up, down or flat
+	Label string // the same for screen readers
+}
+
+func (v AnalyticsView) change(now, before int) change {
+	period := "the previous " + strconv.Itoa(v.Range.Days) + " days"
+	if v.Range.Days == 1 {
+		period = "the day before"
+	}
+	switch {
+	case before == 0 && now == 0:
+		return change{Text: "none in " + period, Class: "flat", Label: "none in " + period}
+	case before == 0:
+		return change{Text: "none in " + period, Class: "up", Label: "up from none in " + period}
+	}
+	p := (float64(now) - float64(before)) * 100 / float64(before)
+	pct := fmt.Sprintf("%.0f%%", math.Abs(p))
+	if math.Abs(p) < 0.5 {
+		return change{Text: "= " + period, Class: "flat", Label: "the same as " + period + " (" + num(before) + ")"}
+	}
+	if p > 0 {
+		return change{Text: "▲ " + pct + " vs " + period, Class: "up", Label: "up " + pct + " from " + num(before) + " in " + period}
+	}
+	return change{Text: "▼ " + pct + " vs " + period, Class: "down", Label: "down " + pct + " from " + num(before) + " in " + period}
 }
 
 // wrappablePath is a path as HTML that may wrap before each slash but
@@ -106,28 +179,33 @@ func share(part, whole int) string {
 	return fmt.Sprintf("%.0f%%", p)
 }
 
-// The daily chart is SVG drawn here, not in the browser: bars are placed in
-// percentages of the chart's width so it fills any screen while its text
-// keeps its size, and the page needs no script (its CSP allows none inline).
+// The chart is SVG drawn here: bars are placed in percentages of the
+// chart's width so it fills any screen while its text keeps its size. Each
+// bar's numbers are in its attributes; static/analytics.js shows them on
+// hover, tap and keyboard focus (the page's CSP allows no inline script),
+// and the SVG title shows them without it.
 const (
 	chartHeight = 240
 	plotTop     = 14
 	plotBottom  = 206
 	labelY      = 228
 	maxXLabels  = 7
+	yAxisWidth  = 48
 )
 
 type chart struct {
-	Days   []chartDay
+	Bars   []chartBar
 	Grid   []chartLine
 	Labels []chartLabel
 	Desc   string
 }
 
-type chartDay struct {
-	Date, Tip                  string
-	Human, AI                  int
-	X, W                       string // the day's column
+type chartBar struct {
+	Start, Label               string // the bucket's first day (YYYY-MM-DD), and what it is for people
+	Human, AI, Total           int
+	Tip                        string
+	TabIndex                   string // one bar is in the tab order; arrows move between them
+	X, W                       string // the bar's column
 	HumanX, AIX, BarW          string
 	HumanY, HumanH, AIY, AIH   int
 	ColumnY, ColumnH, Baseline int
@@ -143,16 +221,56 @@ type chartLabel struct {
 	Alt             bool // hidden on narrow screens
 }
 
-func newChart(days []analytics.DayVisitors) chart {
+// bucketLabel names a bucket for people: its day, its week (clipped to the
+// range where the range cuts it) or its month.
+func bucketLabel(b analytics.Bucket, u analytics.Unit) string {
+	last := b.To.Add(-time.Nanosecond)
+	switch u {
+	case analytics.Week:
+		return spanLabel(b.From, last)
+	case analytics.Month:
+		if b.From.Equal(b.Start) && b.To.Equal(b.Start.AddDate(0, 1, 0)) {
+			return b.Start.Format("January 2006")
+		}
+		return spanLabel(b.From, last)
+	}
+	return b.Start.Format("Mon 2 Jan 2006")
+}
+
+// spanLabel is the days from first to last, both included: "3–9 Mar 2026".
+func spanLabel(first, last time.Time) string {
+	switch {
+	case first.Year() != last.Year():
+		return first.Format("2 Jan 2006") + " – " + last.Format("2 Jan 2006")
+	case first.Month() != last.Month():
+		return first.Format("2 Jan") + " – " + last.Format("2 Jan 2006")
+	case first.Day() != last.Day():
+		return first.Format("2") + "–" + last.Format("2 Jan 2006")
+	}
+	return first.Format("2 Jan 2006")
+}
+
+// axisLabel is a bucket's short label under the chart.
+func axisLabel(b analytics.Bucket, u analytics.Unit, years bool) string {
+	if u == analytics.Month {
+		if years {
+			return b.Start.Format("Jan 2006")
+		}
+		return b.Start.Format("Jan")
+	}
+	return b.From.Format("2 Jan")
+}
+
+func newChart(buckets []analytics.Bucket, u analytics.Unit) chart {
 	c := chart{}
-	n := len(days)
+	n := len(buckets)
 	if n == 0 {
 		return c
 	}
-	peak, peakDay := 0, days[0].Day
-	for _, d := range days {
-		if m := max(d.Human, d.AI); m > peak {
-			peak, peakDay = m, d.Day
+	peak, peakAt := 0, buckets[0]
+	for _, b := range buckets {
+		if m := max(b.Human, b.AI); m > peak {
+			peak, peakAt = m, b
 		}
 	}
 	step := niceStep(peak)
@@ -160,33 +278,40 @@ func newChart(days []analytics.DayVisitors) chart {
 	scale := func(v int) int {
 		h := v * (plotBottom - plotTop) / top
 		if v > 0 && h < 2 {
-			h = 2 // a day with anyone at all shows
+			h = 2 // a bucket with anyone at all shows
 		}
 		return h
 	}
 	pct := func(x float64) string { return strconv.FormatFloat(x*100/float64(n), 'f', 4, 64) + "%" }
-	for i, d := range days {
-		hh, ah := scale(d.Human), scale(d.AI)
-		c.Days = append(c.Days, chartDay{
-			Date:  d.Day.Format(time.DateOnly),
-			Tip:   fmt.Sprintf("%s: %s human, %s AI visitors", d.Day.Format("Mon 2 Jan 2006"), num(d.Human), num(d.AI)),
-			Human: d.Human, AI: d.AI,
-			X: pct(float64(i)), W: pct(1),
+	for i, b := range buckets {
+		hh, ah := scale(b.Human), scale(b.AI)
+		label := bucketLabel(b, u)
+		bar := chartBar{
+			Start: b.From.Format(time.DateOnly), Label: label,
+			Human: b.Human, AI: b.AI, Total: b.Total,
+			Tip:      fmt.Sprintf("%s: %s unique visitors, %s human, %s AI", label, num(b.Total), num(b.Human), num(b.AI)),
+			TabIndex: "-1",
+			X:        pct(float64(i)), W: pct(1),
 			HumanX: pct(float64(i) + 0.12), AIX: pct(float64(i) + 0.5), BarW: pct(0.38),
 			HumanY: plotBottom - hh, HumanH: hh, AIY: plotBottom - ah, AIH: ah,
 			ColumnY: plotTop, ColumnH: plotBottom - plotTop, Baseline: plotBottom,
-		})
+		}
+		if i == n-1 {
+			bar.TabIndex = "0" // the latest is where a reader starts
+		}
+		c.Bars = append(c.Bars, bar)
 	}
-	for k := 1; k <= 4; k++ {
+	for k := 0; k <= 4; k++ {
 		c.Grid = append(c.Grid, chartLine{Y: plotBottom - k*step*(plotBottom-plotTop)/top, Label: num(k * step)})
 	}
+	years := buckets[0].Start.Year() != buckets[n-1].Start.Year()
 	labels := min(n, maxXLabels)
 	for k := range labels {
 		i := 0
 		if labels > 1 {
 			i = k * (n - 1) / (labels - 1)
 		}
-		l := chartLabel{X: pct(float64(i) + 0.5), Anchor: "middle", Text: days[i].Day.Format("2 Jan"), Alt: k%2 == 1 && k != labels-1}
+		l := chartLabel{X: pct(float64(i) + 0.5), Anchor: "middle", Text: axisLabel(buckets[i], u, years), Alt: k%2 == 1 && k != labels-1}
 		switch {
 		case labels > 1 && k == 0:
 			l.X, l.Anchor = "0%", "start"
@@ -195,9 +320,9 @@ func newChart(days []analytics.DayVisitors) chart {
 		}
 		c.Labels = append(c.Labels, l)
 	}
-	c.Desc = fmt.Sprintf("Unique visitors per UTC day from %s to %s, human and AI side by side.", day(days[0].Day), day(days[n-1].Day))
+	c.Desc = fmt.Sprintf("Unique visitors per %s from %s to %s, human and AI side by side.", u, day(buckets[0].From), day(buckets[n-1].To.Add(-time.Nanosecond)))
 	if peak > 0 {
-		c.Desc += fmt.Sprintf(" The busiest day, %s, had %s visitors of one class.", day(peakDay), num(peak))
+		c.Desc += fmt.Sprintf(" The busiest, %s, had %s visitors of one class.", bucketLabel(peakAt, u), num(peak))
 	}
 	return c
 }
@@ -230,10 +355,11 @@ func viewShares(v analytics.ViewCounts) []viewShare {
 		{Class: "bots", Label: "Bots", Count: v.Bots},
 	}
 	at := 0.0
+	all := v.All() // the bar splits every view, crawlers included
 	for i := range out {
 		w := 0.0
-		if v.Total > 0 {
-			w = float64(out[i].Count) * 100 / float64(v.Total)
+		if all > 0 {
+			w = float64(out[i].Count) * 100 / float64(all)
 		}
 		out[i].X, out[i].W = strconv.FormatFloat(at, 'f', 3, 64)+"%", strconv.FormatFloat(w, 'f', 3, 64)+"%"
 		at += w
@@ -241,41 +367,37 @@ func viewShares(v analytics.ViewCounts) []viewShare {
 	return out
 }
 
-// NewAnalyticsRange is the picker's state for a range: given holds the
-// parameters as asked (shown back as typed when they were wrong), q the
-// range as completed by analytics.DayRange when valid (nil bounds when not).
-func NewAnalyticsRange(given func(string) string, q analytics.Query, now time.Time) AnalyticsRange {
-	r := AnalyticsRange{From: given("dateFrom"), To: given("dateTo"), Parameters: url.Values{}}
-	valid := q.From != nil && q.To != nil
-	if valid {
-		r.From, r.To = inputDate(*q.From), inputDate(*q.To)
-		r.Parameters.Set("dateFrom", bound(*q.From))
-		r.Parameters.Set("dateTo", bound(*q.To))
-		r.First, r.Last = *q.From, q.To.Add(-time.Nanosecond)
-		r.Days = analytics.DayCount(*q.From, *q.To)
+// NewAnalyticsRange is the picker's state: given holds the parameters as
+// asked (shown back as typed when they were wrong), r the range as
+// analytics.ParsePageRange read it (nil when it was wrong).
+func NewAnalyticsRange(given func(string) string, r *analytics.PageRange, now time.Time) AnalyticsRange {
+	out := AnalyticsRange{From: given("from"), To: given("to"), Parameters: url.Values{}}
+	if r != nil {
+		out.First, out.Last, out.Days, out.All, out.Unit = r.First, r.Last, r.Days(), r.All, r.Unit
+		out.From, out.To = inputDate(r.First), inputDate(r.Last)
+		if r.All {
+			out.Parameters.Set("range", "all")
+		} else {
+			out.Parameters.Set("from", out.From)
+			out.Parameters.Set("to", out.To)
+		}
 	}
 	y, m, d := now.UTC().Date()
-	end := time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
+	today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	for _, p := range []struct {
 		label string
-		from  time.Time
+		first time.Time
 	}{
-		{"7 days", end.AddDate(0, 0, -7)}, {"30 days", end.AddDate(0, 0, -30)},
-		{"90 days", end.AddDate(0, 0, -90)}, {"12 months", end.AddDate(-1, 0, 0)},
+		{"7 days", today.AddDate(0, 0, -6)}, {"30 days", today.AddDate(0, 0, -29)},
+		{"90 days", today.AddDate(0, 0, -89)}, {"12 months", today.AddDate(-1, 0, 1)},
 	} {
-		query := url.Values{"dateFrom": {p.from.Format(time.DateOnly)}, "dateTo": {end.Format(time.DateOnly)}}.Encode()
-		r.Presets = append(r.Presets, RangePreset{Label: p.label, Query: query, Active: valid && q.From.Equal(p.from) && q.To.Equal(end)})
+		query := url.Values{"from": {inputDate(p.first)}, "to": {inputDate(today)}}.Encode()
+		active := r != nil && !r.All && r.First.Equal(p.first) && r.Last.Equal(today)
+		out.Presets = append(out.Presets, RangePreset{Label: p.label, Query: query, Active: active})
 	}
-	return r
+	out.Presets = append(out.Presets, RangePreset{Label: "All time", Query: "range=all", Active: r != nil && r.All})
+	return out
 }
 
 // inputDate is a bound as a date input shows it.
 func inputDate(t time.Time) string { return t.UTC().Format(time.DateOnly) }
-
-// bound is a bound as a link carries it: the day alone when it is one.
-func bound(t time.Time) string {
-	if t.Equal(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)) {
-		return t.Format(time.DateOnly)
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}

@@ -35,14 +35,38 @@ func TestChartScale(t *testing.T) {
 		}
 	}
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	c := newChart([]analytics.DayVisitors{
-		{Day: day, VisitorCounts: analytics.VisitorCounts{Human: 40, AI: 1}},
-		{Day: day.AddDate(0, 0, 1)},
-	})
-	if len(c.Days) != 2 || c.Days[0].HumanY != plotTop || c.Days[0].AIH < 2 || c.Days[1].HumanH != 0 {
-		t.Errorf("the peak reaches the top, one visitor still shows, none draws nothing: %+v", c.Days)
+	c := newChart([]analytics.Bucket{
+		{Start: day, From: day, To: day.AddDate(0, 0, 1), VisitorCounts: analytics.VisitorCounts{Human: 40, AI: 1, Total: 40}},
+		{Start: day.AddDate(0, 0, 1), From: day.AddDate(0, 0, 1), To: day.AddDate(0, 0, 2)},
+	}, analytics.Day)
+	if len(c.Bars) != 2 || c.Bars[0].HumanY != plotTop || c.Bars[0].AIH < 2 || c.Bars[1].HumanH != 0 {
+		t.Errorf("the peak reaches the top, one visitor still shows, none draws nothing: %+v", c.Bars)
 	}
-	if len(c.Grid) != 4 || c.Grid[3].Label != "40" || len(c.Labels) != 2 || c.Labels[1].Anchor != "end" {
+	if len(c.Grid) != 5 || c.Grid[0].Label != "0" || c.Grid[4].Label != "40" || len(c.Labels) != 2 || c.Labels[1].Anchor != "end" {
 		t.Errorf("grid %+v, labels %+v", c.Grid, c.Labels)
+	}
+	if c.Bars[0].TabIndex != "-1" || c.Bars[1].TabIndex != "0" {
+		t.Errorf("the latest bar alone is in the tab order: %q, %q", c.Bars[0].TabIndex, c.Bars[1].TabIndex)
+	}
+}
+
+func TestBucketLabels(t *testing.T) {
+	d := func(s string) time.Time { v, _ := time.Parse(time.DateOnly, s); return v }
+	for _, tc := range []struct {
+		unit            analytics.Unit
+		start, from, to string
+		want            string
+	}{
+		{analytics.Day, "2026-03-03", "2026-03-03", "2026-03-04", "Tue 3 Mar 2026"},
+		{analytics.Week, "2026-03-02", "2026-03-02", "2026-03-09", "2–8 Mar 2026"},
+		{analytics.Week, "2026-03-30", "2026-03-30", "2026-04-06", "30 Mar – 5 Apr 2026"},
+		{analytics.Week, "2025-12-29", "2025-12-31", "2026-01-05", "31 Dec 2025 – 4 Jan 2026"},
+		{analytics.Month, "2026-02-01", "2026-02-01", "2026-03-01", "February 2026"},
+		{analytics.Month, "2026-02-01", "2026-02-14", "2026-03-01", "14–28 Feb 2026"},
+	} {
+		b := analytics.Bucket{Start: d(tc.start), From: d(tc.from), To: d(tc.to)}
+		if got := bucketLabel(b, tc.unit); got != tc.want {
+			t.Errorf("%s bucket [%s, %s): %q, want %q", tc.unit, tc.from, tc.to, got, tc.want)
+		}
 	}
 }

@@ -68,7 +68,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 	h := w.Header()
 	switch e.Status {
 	case http.StatusUnauthorized:
-		h.Set("WWW-Authenticate", `Bearer realm="folio"`)
+		if h.Get("WWW-Authenticate") == "" { // git's door asks for Basic
+			h.Set("WWW-Authenticate", `Bearer realm="folio"`)
+		}
 	case http.StatusInternalServerError:
 		e.RequestID = RequestID(r.Context())
 	}

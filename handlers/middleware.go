@@ -8,6 +8,10 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/metrics"
 )
 
 type ctxKey int
@@ -21,8 +25,9 @@ const (
 // travel together under one context key.
 type request struct {
 	statusRecorder
-	id  string
-	log *slog.Logger
+	id    string
+	log   *slog.Logger
+	route string // the matched route's template, set by NoteRoute
 }
 
 func requestOf(ctx context.Context) *request {
@@ -98,19 +103,33 @@ func Observe(log *slog.Logger) func(http.Handler) http.Handler {
 						WriteError(rec, r, NewError(http.StatusInternalServerError, CodeInternal, "Internal server error; quote request id %s when reporting it.", id))
 					}
 				}
+				took := time.Since(start)
+				metrics.HTTP(rq.route, r.Method, rec.status(), took)
 				log.LogAttrs(ctx, slog.LevelInfo, "request",
 					slog.String("request_id", id),
 					slog.String("method", r.Method),
 					slog.String("path", r.URL.Path),
 					slog.Int("status", rec.status()),
 					slog.Int64("bytes", rec.bytes),
-					slog.Duration("duration", time.Since(start)),
+					slog.Duration("duration", took),
 					slog.String("remote", r.RemoteAddr),
 				)
 			}()
 			next.ServeHTTP(rec, r)
 		})
 	}
+}
+
+// NoteRoute, a router middleware, tells Observe the matched route's
+// template ("/v2/agent/{projectId}/job/{id}"), which labels the request's
+// metrics: never the raw path, whose ids would grow the label set.
+func NoteRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rq, route := requestOf(r.Context()), mux.CurrentRoute(r); rq != nil && route != nil {
+			rq.route, _ = route.GetPathTemplate()
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // LimitBody refuses bodies declared larger than MaxBodyBytes with 413 and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -97,12 +98,15 @@ func (s *Service) DeliverWebhook(ctx context.Context, e tasks.WebhookEvent, atte
 		s.log.Error("unable to log a webhook delivery", "err", lerr)
 	}
 	if err == nil {
+		metrics.WebhookDelivery("delivered")
 		return nil
 	}
 	if time.Since(e.At) > webhookRetryFor {
+		metrics.WebhookDelivery("abandoned")
 		s.log.Warn("giving up a webhook event after a day of retries", "event_id", e.ID, "job_id", e.JobID)
 		return nil
 	}
+	metrics.WebhookDelivery("failed") // retried later
 	return fmt.Errorf("jobs: webhook delivery %s to project %s failed: %w", e.ID, p.ID, err)
 }
 

@@ -14,17 +14,27 @@ import (
 type Queue struct {
 	client    *asynq.Client
 	inspector *asynq.Inspector
+	// agentRunRetries is how often Asynq retries a run it enqueues before
+	// it archives the task (AgentRunRetries unless set).
+	agentRunRetries int
 }
 
 // NewQueue returns a Queue over rdb; it does not close rdb.
 func NewQueue(rdb redis.UniversalClient) *Queue {
-	return &Queue{client: asynq.NewClientFromRedisClient(rdb), inspector: asynq.NewInspectorFromRedisClient(rdb)}
+	return &Queue{client: asynq.NewClientFromRedisClient(rdb), inspector: asynq.NewInspectorFromRedisClient(rdb), agentRunRetries: AgentRunRetries}
 }
+
+// SetAgentRunRetries sets how often Asynq retries the runs q enqueues from
+// now on before it archives them; set it once, before enqueuing.
+func (q *Queue) SetAgentRunRetries(n int) { q.agentRunRetries = n }
 
 // EnqueueAgentRun puts a run on the agent queue. A run already there is not
 // an error: the same run is never enqueued twice.
 func (q *Queue) EnqueueAgentRun(ctx context.Context, p AgentRun, timeout time.Duration) error {
-	t, err := NewAgentRunTask(p, timeout)
+	if p.EnqueuedAt == 0 {
+		p.EnqueuedAt = time.Now().UnixMilli()
+	}
+	t, err := newAgentRunTask(p, timeout, q.agentRunRetries)
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,10 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"key", "revoke", "--project", "p"},
 		{"project", "update"},
 		{"user", "create", "--email", "a@b.c"},
+		{"backup"},
+		{"backup", "--to", "x.db", "extra"},
+		{"queue", "retry"},
+		{"queue", "archived", "extra"},
 	} {
 		code, out, errs := te.folio(t, "", args...)
 		if code != 2 || out != "" || errs == "" {

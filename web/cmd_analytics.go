@@ -13,9 +13,10 @@ import (
 )
 
 func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
-	fs := newFlags("analytics import", "analytics import --project ID [--format combined] FILE...", e)
+	fs := newFlags("analytics import", "analytics import --project ID [--format combined] [--source NAME] FILE...", e)
 	project := fs.String("project", "", "project `id` (required)")
 	format := fs.String("format", "combined", "log `format`: combined (nginx and Apache)")
+	source := fs.String("source", "", "the `name` of the server the logs come from: identical lines of two sources both count, re-importing one source's files stores nothing twice")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -36,7 +37,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	total := analytics.ImportStats{Skipped: map[string]int{}}
 	start := time.Now()
 	for _, name := range files {
-		st, err := importFile(ctx, svc, *project, name, e)
+		st, err := importFile(ctx, svc, *project, *source, name, e)
 		total.Lines += st.Lines
 		total.Stored += st.Stored
 		for k, v := range st.Skipped {
@@ -62,7 +63,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 
 // importFile imports one log, drawing a progress bar on stderr when stderr
 // is a terminal.
-func importFile(ctx context.Context, svc *analytics.Service, project, name string, e env) (analytics.ImportStats, error) {
+func importFile(ctx context.Context, svc *analytics.Service, project, source, name string, e env) (analytics.ImportStats, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return analytics.ImportStats{}, err
@@ -76,7 +77,7 @@ func importFile(ctx context.Context, svc *analytics.Service, project, name strin
 			r = p
 		}
 	}
-	return svc.ImportLog(ctx, project, r)
+	return svc.ImportLog(ctx, project, r, source)
 }
 
 func isTerminal(f *os.File) bool {

@@ -46,9 +46,21 @@ type Config struct {
 	GitHubOwners []string
 	// WebhookAllowPrivate lets project webhooks reach private addresses.
 	WebhookAllowPrivate bool
+	// MetricsAddr, if set, serves GET /metrics there (never on Addr).
+	MetricsAddr string
+	// AgentRunRetries, if set, is how often Asynq retries a run before
+	// archiving it (tasks.AgentRunRetries if nil).
+	AgentRunRetries *int
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
+	// ServerURL, on a worker, is the serve it works for over the network
+	// (no database of its own); WorkerToken is the secret they share.
+	ServerURL   string
+	WorkerToken string
 }
+
+// minWorkerToken is the shortest FOLIO_WORKER_TOKEN accepted (CONTRACT §1).
+const minWorkerToken = 32
 
 // configError names the variable at fault; main prints it as one line.
 type configError struct {
@@ -86,6 +98,18 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
 		return c, &configError{"FOLIO_ADDR", c.Addr, "want host:port, for example 127.0.0.1:8080"}
+	}
+	if c.MetricsAddr = strings.TrimSpace(getenv("FOLIO_METRICS_ADDR")); c.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil || port == "" || c.MetricsAddr == c.Addr {
+			return c, &configError{"FOLIO_METRICS_ADDR", c.MetricsAddr, "want host:port other than FOLIO_ADDR, for example 127.0.0.1:9090"}
+		}
+	}
+	if v := strings.TrimSpace(getenv("FOLIO_AGENT_RUN_RETRIES")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return c, &configError{"FOLIO_AGENT_RUN_RETRIES", v, "want a whole number, 0 or more"}
+		}
+		c.AgentRunRetries = &n
 	}
 	c.BaseURL = strings.TrimRight(get("FOLIO_BASE_URL", "http://"+c.Addr), "/")
 	if err := checkURL(c.BaseURL, "http", "https"); err != nil {
@@ -157,6 +181,15 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	if c.ServerURL = strings.TrimRight(strings.TrimSpace(getenv("FOLIO_SERVER_URL")), "/"); c.ServerURL != "" {
+		if err := checkURL(c.ServerURL, "http", "https"); err != nil {
+			return c, &configError{"FOLIO_SERVER_URL", redactURL(c.ServerURL), err.Error()}
+		}
+	}
+	// Never echoed back: it is a secret.
+	if c.WorkerToken = strings.TrimSpace(getenv("FOLIO_WORKER_TOKEN")); c.WorkerToken != "" && len(c.WorkerToken) < minWorkerToken {
+		return c, fmt.Errorf("FOLIO_WORKER_TOKEN is too short (%d characters): want at least %d, for example from `openssl rand -hex 32`", len(c.WorkerToken), minWorkerToken)
 	}
 	switch c.LogFormat {
 	case "text", "json":

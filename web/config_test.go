@@ -44,6 +44,8 @@ func TestConfigNamesTheBadVariable(t *testing.T) {
 		"FOLIO_GITHUB_APP_ID":               "twelve",
 		"FOLIO_TRUSTED_PROXIES":             "127.0.0.1, nginx",
 		"FOLIO_GITHUB_APP_PRIVATE_KEY_FILE": "/nonexistent.pem",
+		"FOLIO_METRICS_ADDR":                "9090",
+		"FOLIO_AGENT_RUN_RETRIES":           "-1",
 	} {
 		t.Run(name, func(t *testing.T) {
 			te := newTestEnv(t)

@@ -63,7 +63,7 @@ func dataValue(t *testing.T, page, id string) int {
 }
 
 var (
-	dayPattern = regexp.MustCompile(`<g class="day" data-day="([0-9-]+)" data-human="(\d+)" data-ai="(\d+)">`)
+	barPattern = regexp.MustCompile(`<g class="bucket"[^>]* data-start="([0-9-]+)"[^>]* data-human="(\d+)" data-ai="(\d+)" data-total="(\d+)">`)
 	rowPattern = regexp.MustCompile(`(?s)<td data-label="Path" class="path"><code>(.*?)</code></td>\s*<td data-label="Human" class="num">([\d,]+)</td>\s*<td data-label="AI" class="num">([\d,]+)</td>\s*<td data-label="Total" class="num"><strong>([\d,]+)</strong>`)
 )
 
@@ -79,10 +79,12 @@ func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 	p := s.createProject(t, owner)
 	key := s.withTraffic(t, p.ID, 4000, 40)
 	end := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
-	from, to := end.AddDate(0, 0, -21).Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly)
+	// The page takes both days included; the export's dateTo is exclusive.
+	from, last, to := end.AddDate(0, 0, -21).Format(time.DateOnly), end.AddDate(0, 0, -2).Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly)
 	rng := url.Values{"dateFrom": {from}, "dateTo": {to}}
+	pageRange := url.Values{"from": {from}, "to": {last}}
 
-	res, page := s.get(t, c, "/projects/"+p.ID+"/analytics?"+rng.Encode()+"&offset=10&limit=15")
+	res, page := s.get(t, c, "/projects/"+p.ID+"/analytics?"+pageRange.Encode()+"&offset=10&limit=15")
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("analytics page: got %d", res.StatusCode)
 	}
@@ -97,7 +99,7 @@ func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 	}
 	for id, want := range map[string]int{
 		"total-visitors": visitors.Totals.Total, "human-visitors": visitors.Totals.Human, "ai-visitors": visitors.Totals.AI,
-		"total-views": views.Totals.Total, "views-human": views.Totals.Human, "views-ai": views.Totals.AI,
+		"total-views": views.Totals.All(), "views-human": views.Totals.Human, "views-ai": views.Totals.AI,
 		"views-search": views.Totals.AISearch, "views-training": views.Totals.AITraining, "views-bots": views.Totals.Bots,
 	} {
 		if got := dataValue(t, page, id); got != want {
@@ -121,25 +123,28 @@ func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 	}
 
 	// Each day of the chart is the export for that day alone.
-	days := dayPattern.FindAllStringSubmatch(page, -1)
-	if len(days) != 20 {
-		t.Fatalf("the chart has %d days for [%s, %s), want 20", len(days), from, to)
+	s.checkBars(t, page, p.ID, key, from, to, 20, 1)
+
+	// The change on the totals is against the 20 days before.
+	var before analytics.Visitors
+	s.export(t, p.ID, key, "visitors", url.Values{"dateFrom": {end.AddDate(0, 0, -41).Format(time.DateOnly)}, "dateTo": {from}}, &before)
+	for id, want := range map[string]int{"total-change": before.Totals.Total, "human-change": before.Totals.Human, "ai-change": before.Totals.AI} {
+		m := regexp.MustCompile(`id="` + id + `" data-previous="(\d+)"`).FindStringSubmatch(page)
+		if m == nil || count(m[1]) != want {
+			t.Errorf("#%s compares with %v, the export of the previous 20 days says %d", id, m, want)
+		}
 	}
-	for i, d := range days {
-		day, _ := time.Parse(time.DateOnly, from)
-		day = day.AddDate(0, 0, i)
-		if d[1] != day.Format(time.DateOnly) {
-			t.Errorf("chart day %d is %s, want %s", i, d[1], day.Format(time.DateOnly))
-		}
-		var one analytics.Visitors
-		s.export(t, p.ID, key, "visitors", url.Values{"dateFrom": {d[1]}, "dateTo": {day.AddDate(0, 0, 1).Format(time.DateOnly)}, "limit": {"1"}}, &one)
-		if count(d[2]) != one.Totals.Human || count(d[3]) != one.Totals.AI {
-			t.Errorf("%s: chart %s human, %s AI; export %+v", d[1], d[2], d[3], one.Totals)
-		}
+	if !strings.Contains(page, "vs the previous 20 days") {
+		t.Error("the totals do not say what they are compared with")
+	}
+	// The groups overlap, and the page says so with the range's numbers.
+	both := visitors.Totals.Human + visitors.Totals.AI - visitors.Totals.Total
+	if both <= 0 || !strings.Contains(page, "One visitor can be both") || !strings.Contains(page, "(here "+num(both)+" visitors are both)") {
+		t.Errorf("the page does not say that %d visitors are both human and AI", both)
 	}
 
 	// htmx paging asks for the table alone.
-	req, _ := http.NewRequest(http.MethodGet, s.URL+"/projects/"+p.ID+"/analytics?"+rng.Encode()+"&offset=10&limit=15", nil)
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/projects/"+p.ID+"/analytics?"+pageRange.Encode()+"&offset=10&limit=15", nil)
 	req.Header.Set("HX-Request", "true")
 	req.Header.Set("HX-Target", "pages")
 	res, err := c.Do(req)
@@ -150,6 +155,88 @@ func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 	res.Body.Close()
 	if body := string(b); !strings.HasPrefix(strings.TrimSpace(body), `<section class="card" id="pages"`) || strings.Contains(body, "visitors-chart") {
 		t.Errorf("the htmx table request got more (or less) than the table: %.200s", body)
+	}
+}
+
+// checkBars checks the chart of page: n bars over [from, to) (the
+// export's bounds), each of at least minDays days, each equal to the
+// visitors export for its part of the range alone.
+func (s *dashboardServer) checkBars(t *testing.T, page, projectID, key, from, to string, n, minDays int) {
+	t.Helper()
+	bars := barPattern.FindAllStringSubmatch(page, -1)
+	if len(bars) != n {
+		t.Fatalf("the chart has %d bars for [%s, %s), want %d", len(bars), from, to, n)
+	}
+	if bars[0][1] != from {
+		t.Errorf("the first bar starts on %s, the range on %s", bars[0][1], from)
+	}
+	busy := 0
+	for i, b := range bars {
+		end := to
+		if i+1 < len(bars) {
+			end = bars[i+1][1]
+		}
+		if a, z := day(t, b[1]), day(t, end); i > 0 && i+1 < len(bars) && z.Sub(a) < time.Duration(minDays)*24*time.Hour {
+			t.Errorf("bar %d covers %s to %s, shorter than %d days", i, b[1], end, minDays)
+		}
+		var one analytics.Visitors
+		s.export(t, projectID, key, "visitors", url.Values{"dateFrom": {b[1]}, "dateTo": {end}, "limit": {"1"}}, &one)
+		if got := (analytics.VisitorCounts{Human: count(b[2]), AI: count(b[3]), Total: count(b[4])}); got != one.Totals {
+			t.Errorf("bar [%s, %s): chart %+v, export %+v", b[1], end, got, one.Totals)
+		}
+		if one.Totals.Total > 0 {
+			busy++
+		}
+	}
+	if busy < n/2 {
+		t.Errorf("only %d of %d bars have visitors: the test traffic is too thin", busy, n)
+	}
+}
+
+func day(t *testing.T, s string) time.Time {
+	t.Helper()
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Long ranges draw weeks and months, each bar the export of its part.
+func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	c := s.client(t)
+	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
+	key := s.withTraffic(t, p.ID, 6000, 500)
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	tomorrow := today.AddDate(0, 0, 1).Format(time.DateOnly)
+	monday := today.AddDate(0, 0, -(int(today.Weekday())+6)%7)
+
+	// 12 months: weeks, the first cut at the range's start.
+	first := today.AddDate(-1, 0, 1)
+	_, page := s.get(t, c, "/projects/"+p.ID+"/analytics?from="+first.Format(time.DateOnly)+"&to="+today.Format(time.DateOnly))
+	weeks := int(monday.Sub(first.AddDate(0, 0, -(int(first.Weekday())+6)%7)).Hours()/24/7) + 1
+	if !strings.Contains(page, `data-unit="week"`) || weeks > 60 {
+		t.Fatalf("12 months are not drawn by week (%d weeks)", weeks)
+	}
+	s.checkBars(t, page, p.ID, key, first.Format(time.DateOnly), tomorrow, weeks, 7)
+
+	// All time: months from the first view, no previous period, totals of everything.
+	res, page := s.get(t, c, "/projects/"+p.ID+"/analytics?range=all")
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, `data-unit="month"`) || strings.Contains(page, `id="total-change"`) {
+		t.Fatalf("all time: %d, want a monthly chart without a previous period", res.StatusCode)
+	}
+	var all analytics.Visitors
+	s.export(t, p.ID, key, "visitors", url.Values{}, &all)
+	if got := dataValue(t, page, "total-visitors"); got != all.Totals.Total {
+		t.Errorf("all time shows %d visitors, the unbounded export %d", got, all.Totals.Total)
+	}
+	start := barPattern.FindStringSubmatch(page)[1]
+	firstMonth := today.AddDate(0, 0, -500)
+	months := (today.Year()-firstMonth.Year())*12 + int(today.Month()) - int(firstMonth.Month()) + 1
+	s.checkBars(t, page, p.ID, key, start, tomorrow, months, 28)
+	if !strings.Contains(page, `class="preset active" href="/projects/`+p.ID+`/analytics?range=all"`) {
+		t.Error("the All time preset is not marked active")
 	}
 }
 
@@ -165,46 +252,50 @@ func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
 	if got := dataValue(t, page, "total-visitors"); got != visitors.Totals.Total {
 		t.Errorf("default range shows %d visitors, the export of the last 30 days %d", got, visitors.Totals.Total)
 	}
-	if n := len(dayPattern.FindAllString(page, -1)); n != 30 {
-		t.Errorf("the default chart has %d days, want 30", n)
+	if n := len(barPattern.FindAllString(page, -1)); n != 30 || !strings.Contains(page, `data-unit="day"`) {
+		t.Errorf("the default chart has %d bars, want 30 days", n)
 	}
-	if !strings.Contains(page, `class="preset active" href="/projects/`+p.ID+`/analytics?dateFrom=`+end.AddDate(0, 0, -30).Format(time.DateOnly)) {
+	if !strings.Contains(page, `class="preset active" href="/projects/`+p.ID+`/analytics?from=`+end.AddDate(0, 0, -30).Format(time.DateOnly)+`&amp;to=`+end.AddDate(0, 0, -1).Format(time.DateOnly)) {
 		t.Error("the 30-day preset is not marked active on the default range")
 	}
 }
 
+// The range is for people: its errors say what is wrong in their words,
+// about the field they typed in; the table's paging keeps the export's.
 func TestAnalyticsPageRefusesBadRanges(t *testing.T) {
 	s := newDashboardServer(t, nil)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
-	key := s.withTraffic(t, p.ID, 200, 10)
-	for _, params := range []url.Values{
-		{"dateFrom": {"2026-13-01"}},
-		{"dateTo": {"yesterday"}},
-		{"dateFrom": {"2026-03-02"}, "dateTo": {"2026-03-02"}},
-		{"dateFrom": {"2026-03-02"}, "dateTo": {"2026-03-01"}},
-		{"limit": {"0"}},
-		{"limit": {"251"}},
-		{"offset": {"-1"}},
+	s.withTraffic(t, p.ID, 200, 10)
+	for _, tc := range []struct {
+		query, field, want string
+	}{
+		{"from=2026-13-01", "from", "The start date “2026-13-01” is not a date. Pick one from the calendar, or type it as "},
+		{"to=yesterday", "to", "The end date “yesterday” is not a date."},
+		{"from=2026-03-02&to=2026-03-01", "to", "The end date, 1 Mar 2026, is before the start date, 2 Mar 2026. Swap them, or pick a preset."},
+		{"from=2020-01-01&to=2026-01-01", "from", "From 1 Jan 2020 to 1 Jan 2026 is more than 5 years; a range picked by date spans at most 5. Pick a later start date, or choose All time."},
+		{"from=2999-01-01", "from", "The start date, 1 Jan 2999, is after today"},
+		{"limit=0", "", "limit must be an integer from 1 to 250"},
+		{"offset=-1", "", "offset must be an integer of 0 or more"},
 	} {
-		res, page := s.get(t, c, "/projects/"+p.ID+"/analytics?"+params.Encode())
-		var apiErr struct {
-			Error   string `json:"error"`
-			Details []struct{ Message string }
+		res, page := s.get(t, c, "/projects/"+p.ID+"/analytics?"+tc.query)
+		page = html.UnescapeString(page)
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="range-error"`) || !strings.Contains(page, tc.want) {
+			t.Errorf("page with %s: got %d, want 400 saying %q", tc.query, res.StatusCode, tc.want)
 		}
-		if code := s.export(t, p.ID, key, "visitors", params, &apiErr); code != http.StatusBadRequest || len(apiErr.Details) != 1 {
-			t.Fatalf("export with %s: %d %+v, want one 400 problem", params.Encode(), code, apiErr)
+		if tc.field != "" && !regexp.MustCompile(`name="`+tc.field+`"[^>]*aria-invalid`).MatchString(page) {
+			t.Errorf("page with %s: the %s field is not marked invalid", tc.query, tc.field)
 		}
-		if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, `id="range-error"`) || !strings.Contains(html.UnescapeString(page), apiErr.Details[0].Message) {
-			t.Errorf("page with %s: got %d, want 400 showing the export's message %q", params.Encode(), res.StatusCode, apiErr.Details[0].Message)
+		if strings.Contains(page, "dateTo") || strings.Contains(page, "exclusive") {
+			t.Errorf("page with %s speaks the API's language to people", tc.query)
 		}
 		if strings.Contains(page, `id="visitors-chart"`) {
-			t.Errorf("page with %s still drew a chart", params.Encode())
+			t.Errorf("page with %s still drew a chart", tc.query)
 		}
 	}
-	res, page := s.get(t, c, "/projects/"+p.ID+"/analytics?dateFrom=2020-01-01&dateTo=2026-01-01")
-	if res.StatusCode != http.StatusBadRequest || !strings.Contains(page, "at most 366") {
-		t.Errorf("six years: got %d, want 400 saying the page shows at most 366 days", res.StatusCode)
+	// A single day, to included, is a range.
+	if res, _ := s.get(t, c, "/projects/"+p.ID+"/analytics?from=2026-03-02&to=2026-03-02"); res.StatusCode != http.StatusOK {
+		t.Errorf("one day, from = to: got %d, want 200", res.StatusCode)
 	}
 }
 
@@ -233,7 +324,7 @@ func TestAnalyticsPageWithoutTrafficSaysHowToStart(t *testing.T) {
 	}
 	// Traffic outside the range is not "no traffic": the page shows zeros.
 	s.withTraffic(t, p.ID, 100, 3)
-	_, page = s.get(t, c, "/projects/"+p.ID+"/analytics?dateFrom=2020-01-01&dateTo=2020-02-01")
+	_, page = s.get(t, c, "/projects/"+p.ID+"/analytics?from=2020-01-01&to=2020-01-31")
 	if strings.Contains(page, `id="analytics-empty"`) || dataValue(t, page, "total-visitors") != 0 || !strings.Contains(page, "No visitors in this range") {
 		t.Error("a range without traffic in a project with traffic should show zeros, not the empty state")
 	}

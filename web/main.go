@@ -29,8 +29,10 @@ Usage:
   folio key list --project ID
   folio key revoke --project ID KEY
   folio invite create --project ID --email E
-  folio analytics import --project ID [--format combined] FILE...
+  folio analytics import --project ID [--format combined] [--source NAME] FILE...
   folio analytics generate --project ID --views N
+  folio backup --to FILE      a consistent copy of the database, while Folio runs
+  folio queue [archived | retry TASK_ID]
 
 Every command takes --help. Configuration comes from FOLIO_* environment
 variables; see the README.
@@ -99,6 +101,8 @@ var commands = map[string]func(ctx context.Context, args []string, e env) error{
 	"invite create":      cmdInviteCreate,
 	"analytics import":   cmdAnalyticsImport,
 	"analytics generate": cmdAnalyticsGenerate,
+	"backup":             cmdBackup,
+	"queue":              cmdQueue,
 }
 
 func dispatch(ctx context.Context, args []string, e env) error {

@@ -17,6 +17,7 @@ func (a *app) router() *mux.Router {
 	r := mux.NewRouter()
 	r.NotFoundHandler = handlers.Unmatched(r)
 	r.MethodNotAllowedHandler = r.NotFoundHandler
+	r.Use(handlers.NoteRoute) // runs on matched routes only; the rest count as unmatched
 
 	r.HandleFunc("/healthz", handlers.Healthz).Methods(http.MethodGet, http.MethodHead)
 	ready := map[string]handlers.Pinger{"database": a.db}
@@ -44,6 +45,7 @@ func (a *app) router() *mux.Router {
 		r.Handle("/webhooks/github", handlers.GitHubWebhook(a.cfg.GitHubWebhookSecret, a.jobs)).Methods(http.MethodPost) // caps its own body: deliveries reach 25 MiB
 	}
 
+	a.workerRoutes(r)
 	a.dashboardRoutes(r)
 
 	return r

@@ -1,0 +1,161 @@
+// Package metrics is what Folio tells Prometheus: the counters the rest of
+// the code bumps at the points where things happen (a run ends, a model
+// answers, views are stored, a webhook is delivered), and the handler that
+// serves them, with the collectors read at scrape time, on the operator's
+// own listener (FOLIO_METRICS_ADDR), never on the public address.
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// The process's own counters. They are process-wide like the work they
+// count (a run, a model call), and registered into each Handler's registry;
+// a counter only ever goes up, so sharing them holds no state to get wrong.
+var (
+	httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "folio_http_requests_total",
+		Help: "HTTP requests answered, by route template, method and status code.",
+	}, []string{"route", "method", "code"})
+	httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "folio_http_request_duration_seconds",
+		Help:    "Time to answer an HTTP request, by route template and method.",
+		Buckets: prometheus.DefBuckets,
+	}, []string{"route", "method"})
+	agentRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "folio_agent_runs_total",
+		Help: "Agent runs ended in this process, by outcome: completed, failed, canceled, retried.",
+	}, []string{"outcome"})
+	agentRunDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "folio_agent_run_duration_seconds",
+		Help:    "Wall time of an agent run in this process, whatever its outcome.",
+		Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600},
+	})
+	modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "folio_model_tokens_total",
+		Help: "Tokens the model providers reported, by provider, model and kind (input, output).",
+	}, []string{"provider", "model", "kind"})
+	viewsIngested = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "folio_analytics_views_ingested_total",
+		Help: "Page views stored, by traffic class and source (events, tracker, import).",
+	}, []string{"class", "source"})
+	webhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "folio_webhook_deliveries_total",
+		Help: "Project webhook delivery attempts, by outcome.",
+	}, []string{"outcome"})
+)
+
+// Outcomes of an agent run (folio_agent_runs_total's outcome label).
+const (
+	RunCompleted = "completed"
+	RunFailed    = "failed"
+	RunCanceled  = "canceled"
+	RunRetried   = "retried"
+)
+
+// Sources of page views (folio_analytics_views_ingested_total's source label).
+const (
+	SourceEvents  = "events"
+	SourceTracker = "tracker"
+	SourceImport  = "import"
+)
+
+// AgentRun counts one run that ended with outcome after d.
+func AgentRun(outcome string, d time.Duration) {
+	agentRuns.WithLabelValues(outcome).Inc()
+	agentRunDuration.Observe(d.Seconds())
+}
+
+// ModelTokens counts what one model call used, as the provider reported it.
+func ModelTokens(provider, model string, input, output int64) {
+	if input > 0 {
+		modelTokens.WithLabelValues(provider, model, "input").Add(float64(input))
+	}
+	if output > 0 {
+		modelTokens.WithLabelValues(provider, model, "output").Add(float64(output))
+	}
+}
+
+// ViewsIngested counts n page views of one class stored from source.
+func ViewsIngested(class, source string, n int) {
+	if n > 0 {
+		viewsIngested.WithLabelValues(class, source).Add(float64(n))
+	}
+}
+
+// WebhookDelivery counts one delivery attempt of a project webhook.
+func WebhookDelivery(outcome string) {
+	webhookDeliveries.WithLabelValues(outcome).Inc()
+}
+
+// UnmatchedRoute is the route label of a request no route took, so that
+// probes of random paths do not grow the label set.
+const UnmatchedRoute = "unmatched"
+
+// HTTP records one answered request. route is the matched route's template
+// ("" when none matched).
+func HTTP(route, method string, code int, d time.Duration) {
+	if route == "" {
+		route = UnmatchedRoute
+	}
+	method = knownMethod(method)
+	httpRequests.WithLabelValues(route, method, statusCode(code)).Inc()
+	httpDuration.WithLabelValues(route, method).Observe(d.Seconds())
+}
+
+// knownMethod bounds the method label: any other method is "other".
+func knownMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// codes spares the common status codes a conversion per request.
+var codes = func() map[int]string {
+	m := map[int]string{}
+	for c := 100; c < 600; c++ {
+		m[c] = strconv.Itoa(c)
+	}
+	return m
+}()
+
+func statusCode(c int) string {
+	if s, ok := codes[c]; ok {
+		return s
+	}
+	return "other"
+}
+
+// NewRegistry holds the process's counters, Go's and the process's own
+// metrics, and the collectors given (read when scraped: jobs per status,
+// Asynq's queues).
+func NewRegistry(cs ...prometheus.Collector) (*prometheus.Registry, error) {
+	reg := prometheus.NewRegistry()
+	all := append([]prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		httpRequests, httpDuration, agentRuns, agentRunDuration, modelTokens, viewsIngested, webhookDeliveries,
+	}, cs...)
+	for _, c := range all {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+// Handler serves reg's metrics in Prometheus' exposition formats at GET
+// /metrics, and nothing else.
+func Handler(reg *prometheus.Registry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	return mux
+}
