@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash"
-	"time"
 )
 
 const dayMillis = 24 * 60 * 60 * 1000
@@ -97,9 +96,3 @@ func (s *Service) dayKey(ctx context.Context, day int64) ([]byte, error) {
 
 // maxDayKeys bounds the cache of derived day keys.
 const maxDayKeys = 1024
-
-// dayStart is the start of t's UTC day.
-func dayStart(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}

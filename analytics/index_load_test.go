@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -78,9 +79,21 @@ func TestSlowFirstChunkDoesNotStallTheLoad(t *testing.T) {
 
 	fresh := NewService(d, s.cls)
 	fresh.loadChunk = 200
+	// Chunk 0 is held until the others have read ahead as far as they may:
+	// a worker has taken chunk window (2 a worker), which waits for chunk 0.
+	window := 2 * min(runtime.GOMAXPROCS(0), int((int64(cfg.Views)+fresh.loadChunk-1)/fresh.loadChunk))
+	readAhead := make(chan struct{})
+	var once sync.Once
 	fresh.claimed = func(i int) {
-		if i == 0 {
-			time.Sleep(300 * time.Millisecond) // the other worker reads on meanwhile
+		switch {
+		case i == 0:
+			select {
+			case <-readAhead:
+			case <-time.After(10 * time.Second):
+				t.Error("no worker read ahead to chunk", window, "while chunk 0 was held")
+			}
+		case i >= window:
+			once.Do(func() { close(readAhead) })
 		}
 	}
 	loaded := make(chan error, 1)
@@ -171,13 +184,17 @@ func TestReaderNeverSeesHalfMergedIndex(t *testing.T) {
 			return
 		}
 		observed = make(chan int64, 1)
+		reading := make(chan struct{})
 		go func() {
+			close(reading)
 			x.mu.RLock()
 			defer x.mu.RUnlock()
 			observed <- x.lastView
 		}()
-		// The reader's chance to run between chunks (it must not get in).
-		time.Sleep(20 * time.Millisecond)
+		// The reader is on its way to the lock before the next chunk (it must
+		// not get in until the refresh is done).
+		<-reading
+		runtime.Gosched()
 	}
 	if _, err := s.Visitors(ctx, project, Query{Limit: 1}); err != nil {
 		t.Fatal(err)

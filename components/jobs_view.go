@@ -345,8 +345,6 @@ func lineNo(n int) string {
 	return strconv.Itoa(n)
 }
 
-func diffStat(added, deleted int) string { return fmt.Sprintf("+%d −%d", added, deleted) }
-
 // deliveryOK reports whether a webhook delivery was answered with a 2xx.
 func deliveryOK(d db.WebhookDelivery) bool { return d.StatusCode >= 200 && d.StatusCode < 300 }
 

@@ -474,9 +474,28 @@ func TestRunsWaitWithoutARunner(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cancel(); srv.Shutdown() }()
+	// The job's webhook event, queued after its run, shows the worker is
+	// taking tasks: the run has had its chance to be taken too.
+	delivered := make(chan struct{}, 1)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case delivered <- struct{}{}:
+		default:
+		}
+	}))
+	defer hook.Close()
+	p := s.project
+	p.WebhookURL, p.WebhookSecret = hook.URL, "s3cret"
+	if _, err := s.app.db.UpdateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
-	time.Sleep(300 * time.Millisecond)
+	select {
+	case <-delivered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker delivered no webhook event within 10s: it is not taking tasks")
+	}
 	s.expect(200, "GET", "/v2/agent/{p}/job/"+j["id"].(string), "", &j)
 	if j["status"] != "active" {
 		t.Fatalf("without a runner the job became %v, want it left active", j["status"])

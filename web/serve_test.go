@@ -127,6 +127,7 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blackhole.Close()
+	dialed := make(chan struct{}, 16)
 	go func() {
 		for {
 			c, err := blackhole.Accept()
@@ -134,6 +135,10 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 				return
 			}
 			defer c.Close()
+			select {
+			case dialed <- struct{}{}:
+			default:
+			}
 		}
 	}()
 	te := newTestEnv(t)
@@ -141,6 +146,9 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	te["FOLIO_REDIS_URL"] = "redis://" + blackhole.Addr().String() + "/0"
 	base, stop := startServe(t, te)
 
+	for len(dialed) > 0 { // connections made while starting are not the request's
+		<-dialed
+	}
 	answered := make(chan int, 1)
 	go func() {
 		res, err := http.Get(base + "/readyz")
@@ -151,7 +159,11 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 		res.Body.Close()
 		answered <- res.StatusCode
 	}()
-	time.Sleep(300 * time.Millisecond) // the request is in flight
+	select { // the request is in flight once its check reaches Redis
+	case <-dialed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("/readyz did not reach Redis within 10s")
+	}
 	start := time.Now()
 	if code := stop(); code != 0 {
 		t.Fatalf("serve exited %d", code)
