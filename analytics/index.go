@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/folio-docs/folio/db"
 )
 
@@ -44,7 +46,15 @@ type index struct {
 	visitorOf []uint32
 	nVisitors int     // dense visitor ids given so far
 	unsorted  []int32 // paths whose views arrived out of time order
+	// days are the distinct visitors of each UTC day (unix ms / msPerDay),
+	// so a chart's buckets are unions of whole days, not sweeps over views.
+	days map[int64]*dayVisitors
 }
+
+// dayVisitors are one UTC day's distinct visitors (dense ids), human and AI.
+type dayVisitors [2]*roaring.Bitmap
+
+const msPerDay = 24 * 60 * 60 * 1000
 
 // pathViews are one path's views: times (unix ms) per class and, for the
 // visitor classes, the dense visitor id of each view.
@@ -56,7 +66,7 @@ type pathViews struct {
 }
 
 func newIndex(site int64) *index {
-	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk}
+	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, days: map[int64]*dayVisitors{}}
 }
 
 // loadChunk is how many view ids one read covers: a few MB of packed text.
@@ -234,6 +244,13 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 				x.visitorOf[vid] = dense
 			}
 			p.vis[c] = append(p.vis[c], dense-1)
+			day := floorDiv(at, msPerDay)
+			dv := x.days[day]
+			if dv == nil {
+				dv = &dayVisitors{roaring.New(), roaring.New()}
+				x.days[day] = dv
+			}
+			dv[c].Add(dense - 1)
 		}
 	}
 	x.lastView = upto
