@@ -12,19 +12,33 @@ import (
 
 // The lists are embedded unchanged from their upstream projects; see
 // data/README.md for the upstream files, revisions, licences and how to
-// refresh them.
+// refresh them. go generate copies them again from the shared/data folder above the
+// repository (the folder the project's data sets are kept in).
 //
+//go:generate go run ./internal/refreshdata -src find -dest .
 //go:embed data/ai-robots-txt/robots.json data/crawler-user-agents/crawler-user-agents.json
 var listFiles embed.FS
 
 // extraAgents are agents acting for a person that the upstream lists do not
-// name (yet), so the contract's examples are all recognised.
-var extraAgents = []string{"Copilot", "GitHub-Copilot", "claude-code", "Google-Agent", "Devin", "Cursor"}
+// name (yet), so the contract's examples and the agents seen in real
+// traffic are all recognised.
+var extraAgents = []string{"Copilot", "GitHub-Copilot", "GitHubCopilotChat", "claude-code", "Google-Agent", "Devin", "Cursor",
+	"Google-GeminiNotebook", "ChatGPT-Browser"}
 
-// wordPatterns are upstream crawler patterns so short that they also match
-// inside browsers' tokens ("WIRED/" for RED/, "Mini/4.4.39008/" for 008/);
-// Folio requires them to start a word.
-var wordPatterns = map[string]bool{`RED\/`: true, `008\/`: true}
+// tokenClasses correct ai.robots.txt where its free-text function files an
+// agent in the wrong class: cohere-ai is, as far as anyone documents it, a
+// crawler gathering training data, not a fetch for a user's prompt.
+var tokenClasses = map[string]Class{"cohere-ai": AITraining, "Kimi-SearchBot": AISearch}
+
+// wordPatterns are upstream crawler patterns so short or so common that
+// they also match inside browsers' tokens ("WIRED/" for RED/,
+// "Mini/4.4.39008/" for 008/, SogouMobileBrowser for Sogou, an app named
+// Fluid or Expanse); Folio requires them to be a whole word.
+var wordPatterns = map[string]bool{`RED\/`: true, `008\/`: true, `Sogou`: true, `Sonic`: true, `Butterfly`: true, `Fever`: true, `Fluid`: true, `Expanse`: true}
+
+// droppedPatterns are upstream crawler patterns that name no crawler but a
+// part of ordinary browsers' strings: an Android build number.
+var droppedPatterns = map[string]bool{`AP3A\.240617\.008`: true}
 
 // Classifier sorts traffic into the contract's classes. It is safe for
 // concurrent use.
@@ -110,7 +124,13 @@ func newClassifier(robotsJSON, crawlersJSON []byte) (*Classifier, error) {
 	for _, t := range extraAgents {
 		c.wordClass[literal(strings.ToLower(t))] = int8(AI)
 	}
+	for t, cl := range tokenClasses {
+		c.wordClass[literal(strings.ToLower(t))] = int8(cl)
+	}
 	for _, p := range patterns {
+		if droppedPatterns[p.Pattern] {
+			continue
+		}
 		re, err := regexp.Compile(p.Pattern)
 		if err != nil {
 			return nil, fmt.Errorf("analytics: crawler pattern %q: %w", p.Pattern, err)
@@ -296,7 +316,7 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 		if cl := c.wordClass[id]; cl >= 0 {
 			start := end - c.ac.lens[id]
 			// The longest AI token wins: Applebot-Extended over Applebot.
-			if isWordBoundary(ua, start-1) && isWordBoundary(ua, end) && c.ac.lens[id] > agentLen {
+			if isProductToken(ua, start, end) && c.ac.lens[id] > agentLen {
 				agent, agentLen = Class(cl), c.ac.lens[id]
 			}
 		}
@@ -315,7 +335,21 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 	case ua == "":
 		return uaVerdict{decided: Bot, final: true}
 	}
-	return uaVerdict{tool: tool}
+	crawler, library := genericMarkers(ua)
+	if crawler {
+		return uaVerdict{decided: Bot, final: true}
+	}
+	return uaVerdict{tool: tool || library}
+}
+
+// isProductToken says whether ua[start:end] stands as a product token of
+// its own ("GPTBot/1.2", "(compatible; Google-Extended)", "claude-code/1"),
+// not as part of a word or of a URL ("…/search/spider.html").
+func isProductToken(ua string, start, end int) bool {
+	if start > 0 && !strings.ContainsRune(" (;,+", rune(ua[start-1])) {
+		return false
+	}
+	return end == len(ua) || strings.ContainsRune("/;), ", rune(ua[end]))
 }
 
 // isWordBoundary says whether the byte at i (or the text's edge) separates
@@ -369,7 +403,8 @@ func (cr crawler) matches(ua string) bool {
 		return cr.re.MatchString(ua)
 	}
 	for _, m := range cr.re.FindAllStringIndex(ua, -1) {
-		if isWordBoundary(ua, m[0]-1) {
+		endsWord := m[1] > m[0] && isWordBoundary(ua, m[1]-1) || isWordBoundary(ua, m[1])
+		if isWordBoundary(ua, m[0]-1) && endsWord {
 			return true
 		}
 	}

@@ -3,7 +3,9 @@ package analytics
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,69 +77,219 @@ func TestClassifyRealUserAgents(t *testing.T) {
 	}
 }
 
-// Every real user agent crawler-user-agents lists as an example is a crawler.
-func TestClassifyCrawlerInstancesAreNotHuman(t *testing.T) {
+// The three goals of classification, measured over whole public corpora
+// nobody here chose (CONTRACT §3): uap-core's browsers, crawler-user-agents'
+// own instances, and the AI agents of the contract's table and of
+// ai.robots.txt. It prints the rates (go test -v -run ClassificationRates).
+func TestClassificationRates(t *testing.T) {
 	c := newTestClassifier(t)
-	raw, err := os.ReadFile("data/crawler-user-agents/crawler-user-agents.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var entries []struct {
-		Pattern   string   `json:"pattern"`
-		Instances []string `json:"instances"`
-	}
-	if err := json.Unmarshal(raw, &entries); err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range entries {
-		for _, ua := range e.Instances {
-			n++
-			if got := c.Classify(Input{UserAgent: ua, Path: "/docs/"}); got == Human {
-				t.Errorf("instance of %q classified human: %q", e.Pattern, ua)
+	view := func(ua string) Class { return c.Classify(Input{UserAgent: ua, Path: "/docs/"}) }
+
+	t.Run("browsers are human", func(t *testing.T) {
+		uas := ordinaryBrowsers(t)
+		if len(uas) < 450 {
+			t.Fatalf("found %d browser strings in uap-core, want its ~480", len(uas))
+		}
+		var missed []string
+		for _, ua := range uas {
+			if got := view(ua); got != Human {
+				missed = append(missed, fmt.Sprintf("%s: %q", got, ua))
 			}
 		}
-	}
-	if n < 2000 {
-		t.Fatalf("read %d instances, want the list's ~2,100", n)
-	}
-	t.Logf("%d crawler instances, none human", n)
+		rate := 100 * float64(len(missed)) / float64(len(uas))
+		fmt.Printf("classification: uap-core browsers not human: %d of %d = %.3f%% (goal at most 0.05%%)\n", len(missed), len(uas), rate)
+		if rate > 0.05 {
+			t.Errorf("%.3f%% of browsers are not human, want at most 0.05%%:\n%s", rate, strings.Join(missed, "\n"))
+		}
+	})
+
+	t.Run("bots are not human", func(t *testing.T) {
+		raw, err := os.ReadFile("data/crawler-user-agents/crawler-user-agents.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var entries []struct {
+			Pattern   string   `json:"pattern"`
+			Instances []string `json:"instances"`
+		}
+		if err := json.Unmarshal(raw, &entries); err != nil {
+			t.Fatal(err)
+		}
+		var uas []string
+		for _, e := range entries {
+			uas = append(uas, e.Instances...)
+		}
+		// uap-core's own bots, crawlers and scripts: a corpus the lists
+		// were not built from.
+		uapBots := uapCoreBots(t)
+		for _, corpus := range []struct {
+			name string
+			uas  []string
+			min  int
+		}{{"crawler-user-agents instances", uas, 2000}, {"uap-core bots and scripts", uapBots, 300}} {
+			if len(corpus.uas) < corpus.min {
+				t.Fatalf("read %d %s, want at least %d", len(corpus.uas), corpus.name, corpus.min)
+			}
+			var human []string
+			for _, ua := range corpus.uas {
+				if view(ua) == Human {
+					human = append(human, fmt.Sprintf("%q", ua))
+				}
+			}
+			rate := 100 * float64(len(human)) / float64(len(corpus.uas))
+			fmt.Printf("classification: %s counted human: %d of %d = %.2f%% (goal at most 5%%)\n", corpus.name, len(human), len(corpus.uas), rate)
+			if rate > 5 {
+				t.Errorf("%.2f%% of %s are human, want at most 5%%:\n%s", rate, corpus.name, strings.Join(human, "\n"))
+			} else if len(human) > 0 {
+				t.Logf("%s counted human:\n%s", corpus.name, strings.Join(human, "\n"))
+			}
+		}
+	})
+
+	t.Run("AI agents are ai", func(t *testing.T) {
+		raw, err := os.ReadFile("data/ai-robots-txt/robots.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var robots map[string]struct {
+			Function string `json:"function"`
+		}
+		if err := json.Unmarshal(raw, &robots); err != nil {
+			t.Fatal(err)
+		}
+		// The contract's table, then every agent ai.robots.txt files as
+		// acting for a user (assistants, agents, coding agents).
+		agents := []string{"ChatGPT-User", "Claude-User", "claude-code", "Cursor", "Perplexity-User", "MistralAI-User", "DuckAssistBot", "Google-Agent", "Devin", "Copilot",
+			"GitHubCopilotChat", "Google-GeminiNotebook", "ChatGPT-Browser"}
+		contract := len(agents)
+		for token, r := range robots {
+			if userAgentType(r.Function) {
+				agents = append(agents, token)
+			}
+		}
+		slices.Sort(agents[contract:])
+		var missed []string
+		n := 0
+		for _, a := range agents {
+			for _, ua := range []string{
+				a + "/1.0",
+				"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; " + a + "/1.0; +https://example.com/bot)",
+				"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36 " + a + "/2.1",
+			} {
+				n++
+				if got := view(ua); got != AI {
+					missed = append(missed, fmt.Sprintf("%s: %q", got, ua))
+				}
+			}
+		}
+		fmt.Printf("classification: AI agents (%d: the contract's table and ai.robots.txt's user-type agents) not ai: %d of %d user agents (goal 0)\n", len(agents), len(missed), n)
+		if len(agents) < contract+40 {
+			t.Fatalf("found %d user-type agents in ai.robots.txt, want its ~50", len(agents)-contract)
+		}
+		if len(missed) > 0 {
+			t.Errorf("AI agents not counted ai:\n%s", strings.Join(missed, "\n"))
+		}
+	})
 }
 
-// At least 99.5% of uap-core's ordinary browser strings are human.
-func TestClassifyBrowsersAreHuman(t *testing.T) {
-	c := newTestClassifier(t)
-	uas := ordinaryBrowsers(t)
-	if len(uas) < 400 {
-		t.Fatalf("found %d ordinary browser strings, want hundreds", len(uas))
+// userAgentType says whether ai.robots.txt files an agent as acting for a
+// person: its function is one of the categories of assistants and agents.
+func userAgentType(function string) bool {
+	switch function {
+	case "AI Assistants", "AI Agents", "AI Coding Agents":
+		return true
 	}
-	human := 0
-	for _, ua := range uas {
-		if c.Classify(Input{UserAgent: ua, Path: "/docs/"}) == Human {
-			human++
-		} else {
-			t.Logf("not human: %q (%s)", ua, c.Classify(Input{UserAgent: ua, Path: "/docs/"}))
+	return false
+}
+
+// Issue #10's misfiles and misses, each in its class.
+func TestClassifyNamedAgents(t *testing.T) {
+	c := newTestClassifier(t)
+	cases := []struct {
+		ua   string
+		want Class
+	}{
+		{"GitHubCopilotChat/0.22.4", AI},
+		{"Mozilla/5.0 (compatible; Google-GeminiNotebook)", AI},
+		{"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-Browser/1.0; +https://openai.com/bot", AI},
+		{"cohere-ai", AITraining},
+		{"Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)", Bot},
+		{"Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)", Bot},
+		{"Googlebot (gocrawl v0.4)", Bot},
+		{"Mozilla/5.0 (compatible; Google-Site-Verification/1.0)", Bot},
+		{"facebookscraper/1.0( +http://www.facebook.com/sharescraper_help.html)", Bot},
+		{"Pinterest/0.2 (+https://www.pinterest.com/bot.html)", Bot},
+		{"Amazon-Route53-Health-Check-Service (ref 1b6d1fa0-0d56-4ac1-a8a3-a2b8ae2c4c26; report http://amzn.to/1vsZADi)", Bot},
+		{"Mozilla/5.0 (compatible; xAI-Bot/1.0; +https://x.ai)", Bot},
+		{"Mozilla/5.0 (compatible; Kimi-SearchBot/1.0; +https://kimi.ai/bot)", AISearch},
+		{"UniversalFeedParser/4.2-pre-314-svn +http://feedparser.org/", Bot},
+		{"Mozilla/5.0 (compatible; Ezooms/1.0; help@moz.com)", Bot},
+		{"Tiny Tiny RSS/1.11 (http://tt-rss.org/)", Bot},
+		{"python-requests/2.32.3", Bot},
+		{"Go-http-client/2.0", Bot},
+		{"okhttp/4.12.0", Bot},
+		{"axios/1.7.2", Bot},
+		{"node-fetch/1.0 (+https://github.com/bitinn/node-fetch)", Bot},
+		{"UptimeRobot/2.0; http://www.uptimerobot.com/", Bot},
+		{"Mozilla/5.0 (compatible; SiteMonitor/1.0)", Bot},
+		{"Mozilla/5.0 (compatible; MyCustomCrawler/0.1)", Bot},
+		{"some-scraper/3", Bot},
+		{"Mozilla/5.0 (Linux; Android 14; CUBOT KINGKONG 9 Build/UP1A.231005.007) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.6478.122 Mobile Safari/537.36", Human},
+		{"Mozilla/5.0 (Linux; Android 14; Pixel 8 Build/AP3A.240617.008; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/126.0.6478.134 Mobile Safari/537.36", Human},
+		{"Mozilla/5.0 (Linux; Android 10; SM-G973F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/83.0.4103.106 Mobile Safari/537.36 SogouMobileBrowser/5.26.5", Human},
+	}
+	for _, tc := range cases {
+		if got := c.Classify(Input{UserAgent: tc.ua, Path: "/docs/"}); got != tc.want {
+			t.Errorf("Classify(%q) = %s, want %s", tc.ua, got, tc.want)
 		}
 	}
-	share := float64(human) / float64(len(uas))
-	t.Logf("uap-core ordinary browsers classified human: %d of %d = %.2f%%", human, len(uas), 100*share)
-	if share < 0.995 {
-		t.Errorf("%.2f%% of ordinary browsers are human, want at least 99.5%%", 100*share)
-	}
 }
 
-// ordinaryBrowsers reads uap-core's test cases and keeps the strings of
-// browsers: those that start like a browser's and whose family and text name
-// no bot, crawler, spider, library or app (uap-core mixes all of those in).
+// uapCoreBots are uap-core's test strings that ordinaryBrowsers leaves out
+// because their family or text names a bot, crawler, spider, library or
+// tool.
+func uapCoreBots(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, e := range uapCore(t) {
+		if e.botFamily {
+			out = append(out, e.ua)
+		}
+	}
+	return out
+}
+
+// ordinaryBrowsers are uap-core's test strings of browsers: those that start
+// like a browser's and whose family and text name no bot, crawler, spider,
+// library or tool (uap-core mixes all of those in).
 func ordinaryBrowsers(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, e := range uapCore(t) {
+		if e.browser {
+			out = append(out, e.ua)
+		}
+	}
+	return out
+}
+
+type uapEntry struct {
+	ua, family string
+	browser    bool // starts like a browser and names no bot or tool
+	botLike    bool // its family or text names a bot, crawler, library or tool
+	botFamily  bool // uap-core's family names a bot, crawler, monitor or script
+}
+
+// uapCore reads every test case of uap-core's test_ua.yaml.
+func uapCore(t *testing.T) []uapEntry {
 	t.Helper()
 	f, err := os.Open("testdata/uap-core/test_ua.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []string
-	notBrowser := []string{"bot", "crawl", "spider", "slurp", "fetch", "scan", "python", "java", "curl", "wget", "http", "headless", "preview", "monitor", "validator", "check", "sdk",
+	var out []uapEntry
+	notBrowser := []string{"bot", "crawl", "spider", "slurp", "scraper", "fetch", "scan", "python", "java", "curl", "wget", "http", "headless", "preview", "monitor", "validator", "check", "sdk",
 		// uap-core families of synthetic monitors, scrapers and automation
 		// that dress as browsers
 		"catchpoint", "ruxit synthetic", "phantomjs", "inspectiontool", "datanyze", "zyborg", "httrack"}
@@ -153,17 +305,22 @@ func ordinaryBrowsers(t *testing.T) []string {
 		if !ok || ua == "" {
 			continue
 		}
-		family := yamlScalar(v)
-		text := strings.ToLower(ua + " " + family)
-		ordinary := strings.HasPrefix(ua, "Mozilla/") || strings.HasPrefix(ua, "Opera/")
+		e := uapEntry{ua: ua, family: yamlScalar(v)}
+		text := strings.ToLower(ua + " " + e.family)
 		for _, w := range notBrowser {
 			if strings.Contains(text, w) {
-				ordinary = false
+				e.botLike = true
 			}
 		}
-		if ordinary {
-			out = append(out, ua)
+		family := strings.ToLower(e.family)
+		for _, w := range []string{"bot", "crawl", "spider", "slurp", "fetch", "scan", "seeker", "monitor", "validator", "check", "headless", "phantomjs",
+			"python", "curl", "wget", "java", "http", "scrapy", "pinger", "archive"} {
+			if strings.Contains(family, w) {
+				e.botFamily = true
+			}
 		}
+		e.browser = !e.botLike && (strings.HasPrefix(ua, "Mozilla/") || strings.HasPrefix(ua, "Opera/"))
+		out = append(out, e)
 		ua = ""
 	}
 	if err := sc.Err(); err != nil {

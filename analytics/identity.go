@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"fmt"
 	"hash"
 	"time"
 )
@@ -35,11 +36,11 @@ func (s *Service) visitorKey(ctx context.Context, projectID string, e Event, mac
 	day := utcDay(e.At.UnixMilli())
 	m, ok := macs[day]
 	if !ok {
-		salt, err := s.salt(ctx, day)
+		dk, err := s.dayKey(ctx, day)
 		if err != nil {
 			return key, err
 		}
-		m = hmac.New(sha256.New, salt)
+		m = hmac.New(sha256.New, dk)
 		macs[day] = m
 	}
 	m.Reset()
@@ -53,36 +54,42 @@ func (s *Service) visitorKey(ctx context.Context, projectID string, e Event, mac
 	return key, nil
 }
 
-// salt returns the key of a UTC day. Keys of days before yesterday are
-// deleted from the database whenever a key is fetched from it, and
-// forgotten here at the first fetch after 00:00 UTC, so the rotation also
-// retires old keys; a late event for yesterday still finds yesterday's key.
-// A key made for an old day (an imported log) lives only until then.
-func (s *Service) salt(ctx context.Context, day int64) ([]byte, error) {
+// dayKey returns the visitor-hash key of a UTC day: HMAC-SHA256 of the day
+// number under the install's secret. It is one function of the day, so every
+// process (another server, the same one after a restart, an import months
+// later) gives the same visitor of that day the same id, and no key is
+// stored but the secret.
+func (s *Service) dayKey(ctx context.Context, day int64) ([]byte, error) {
 	s.mu.Lock()
-	salt, ok := s.salts[day]
+	key, ok := s.dayKeys[day]
+	secret := s.secret
 	s.mu.Unlock()
 	if ok {
-		return salt, nil
+		return key, nil
 	}
-	keepFrom := utcDay(s.now().UnixMilli()) - 1
-	salt, err := s.db.AnalyticsSalt(ctx, day, keepFrom)
-	if err != nil {
-		return nil, err
+	if secret == nil {
+		var err error
+		if secret, err = s.db.AnalyticsSecret(ctx); err != nil {
+			return nil, err
+		}
 	}
+	m := hmac.New(sha256.New, secret)
+	fmt.Fprintf(m, "folio visitor key of UTC day %d", day)
+	key = m.Sum(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if keepFrom != s.saltsKeptFrom {
-		for d := range s.salts {
-			if d < keepFrom {
-				delete(s.salts, d)
-			}
-		}
-		s.saltsKeptFrom = keepFrom
+	s.secret = secret
+	// Keys are cheap to derive again: an import of many old days must not
+	// grow the cache without bound.
+	if len(s.dayKeys) >= maxDayKeys {
+		clear(s.dayKeys)
 	}
-	s.salts[day] = salt
-	return salt, nil
+	s.dayKeys[day] = key
+	return key, nil
 }
+
+// maxDayKeys bounds the cache of derived day keys.
+const maxDayKeys = 1024
 
 // dayStart is the start of t's UTC day.
 func dayStart(t time.Time) time.Time {

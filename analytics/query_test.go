@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -290,7 +289,6 @@ func TestVisitorIdentity(t *testing.T) {
 	s, d, project := newTestService(t)
 	ctx := context.Background()
 	day1 := time.Date(2026, 5, 1, 23, 0, 0, 0, time.UTC)
-	s.now = func() time.Time { return day1.Add(2 * time.Hour) }
 	ua := "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"
 	events := []Event{
 		{Path: "/a", At: day1, UserAgent: ua, IP: "192.0.2.1"},
@@ -302,26 +300,47 @@ func TestVisitorIdentity(t *testing.T) {
 	if _, err := s.Record(ctx, project, events); err != nil {
 		t.Fatal(err)
 	}
-	v, err := s.Visitors(ctx, project, Query{Limit: 10})
+	humans := func(s *Service) int {
+		t.Helper()
+		v, err := s.Visitors(ctx, project, Query{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Totals.Human
+	}
+	if n := humans(s); n != 3 {
+		t.Fatalf("human visitors %d, want 3 (IP+UA on two UTC days is two, a visitorId one)", n)
+	}
+	// Another service over the same database (another process, a restart)
+	// gives the same IP and user agent of the same days the same ids, even
+	// for a day long past, and a new pair a new one.
+	cls, err := NewClassifier()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Totals.Human != 3 {
-		t.Fatalf("human visitors %d, want 3 (IP+UA on two UTC days is two, a visitorId one)", v.Totals.Human)
+	other := NewService(d, cls)
+	again := []Event{
+		{Path: "/b", At: day1.Add(10 * time.Minute), UserAgent: ua, IP: "192.0.2.1"},
+		{Path: "/b", At: day1.Add(3 * time.Hour), UserAgent: ua, IP: "192.0.2.1"},
 	}
-	// Keys of days before yesterday are gone, and nothing holds the IP.
-	s.now = func() time.Time { return day1.AddDate(0, 0, 5) }
-	if _, err := s.Record(ctx, project, []Event{{Path: "/b", At: day1.AddDate(0, 0, 5), UserAgent: ua, IP: "192.0.2.1"}}); err != nil {
+	if _, err := other.Record(ctx, project, again); err != nil {
 		t.Fatal(err)
 	}
-	days, err := d.AnalyticsSaltDays(ctx)
-	if err != nil {
+	if n := humans(other); n != 3 {
+		t.Fatalf("after a second service stored the same visitors: %d human visitors, want 3", n)
+	}
+	if _, err := other.Record(ctx, project, []Event{{Path: "/b", At: day1, UserAgent: ua, IP: "192.0.2.3"}}); err != nil {
 		t.Fatal(err)
 	}
-	if want := []int64{utcDay(day1.AddDate(0, 0, 5).UnixMilli())}; !slices.Equal(days, want) {
-		t.Fatalf("kept keys of days %v, want only %v", days, want)
+	if n := humans(s); n != 4 {
+		t.Fatalf("a new IP: %d human visitors, want 4", n)
 	}
-	if got := fmt.Sprint(days); got == "" {
-		t.Fatal("no keys")
+	// Nothing stored holds the IP address.
+	secret, err := d.AnalyticsSecret(ctx)
+	if err != nil || len(secret) != 32 {
+		t.Fatalf("secret %x, %v; want 32 bytes", secret, err)
+	}
+	if secret2, _ := d.AnalyticsSecret(ctx); !slices.Equal(secret, secret2) {
+		t.Fatal("the secret changed between two reads")
 	}
 }

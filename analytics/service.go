@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/folio-docs/folio/db"
 )
@@ -15,13 +14,13 @@ import (
 type Service struct {
 	db  *db.DB
 	cls *Classifier
-	now func() time.Time
 
 	mu    sync.Mutex
 	sites map[string]*site
-	salts map[int64][]byte // UTC day → visitor-hash key
-	// saltsKeptFrom is the first day whose key salts kept at the last rotation
-	saltsKeptFrom int64
+	// secret is the install's visitor-identity secret, read once;
+	// dayKeys caches the keys derived from it (UTC day → key).
+	secret  []byte
+	dayKeys map[int64][]byte
 
 	// loadChunk is how many view ids one read of an index load covers;
 	// merged, when set, is called after each chunk is merged, and claimed
@@ -41,7 +40,7 @@ type site struct {
 
 // NewService builds the service over a migrated database.
 func NewService(d *db.DB, cls *Classifier) *Service {
-	return &Service{db: d, cls: cls, now: time.Now, sites: map[string]*site{}, salts: map[int64][]byte{}}
+	return &Service{db: d, cls: cls, sites: map[string]*site{}, dayKeys: map[int64][]byte{}}
 }
 
 // Classifier is the classifier the service uses.

@@ -77,44 +77,23 @@ func (d *DB) AnalyticsSiteID(ctx context.Context, projectID string) (int64, erro
 	return id, nil
 }
 
-// AnalyticsSalt returns the visitor-hash key of a UTC day (days since the
-// epoch), creating a random one if there is none, and deletes the keys of
-// days before keepFrom other than day itself.
-func (d *DB) AnalyticsSalt(ctx context.Context, day, keepFrom int64) ([]byte, error) {
+// AnalyticsSecret returns the install's visitor-identity secret, creating
+// a random one the first time: every process that opens the database gets
+// the same secret, so they all derive the same key for a UTC day.
+func (d *DB) AnalyticsSecret(ctx context.Context) ([]byte, error) {
 	fresh := make([]byte, 32)
 	rand.Read(fresh)
-	var salt []byte
+	var secret []byte
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `/* DB.AnalyticsSalt */ DELETE FROM analytics_salts WHERE day < ? AND day != ?`, keepFrom, day); err != nil {
+		if _, err := tx.ExecContext(ctx, `/* DB.AnalyticsSecret */ INSERT OR IGNORE INTO analytics_secret (id, secret) VALUES (1, ?)`, fresh); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `/* DB.AnalyticsSalt */
-			INSERT INTO analytics_salts (day, salt) VALUES (?, ?)
-			ON CONFLICT (day) DO UPDATE SET salt = salt
-			RETURNING salt`, day, fresh).Scan(&salt)
+		return tx.QueryRowContext(ctx, `/* DB.AnalyticsSecret */ SELECT secret FROM analytics_secret WHERE id = 1`).Scan(&secret)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("db: unable to fetch the visitor key of day %d: %w", day, err)
+		return nil, fmt.Errorf("db: unable to fetch the visitor-identity secret: %w", err)
 	}
-	return salt, nil
-}
-
-// AnalyticsSaltDays lists the days whose visitor-hash key is kept.
-func (d *DB) AnalyticsSaltDays(ctx context.Context) ([]int64, error) {
-	rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsSaltDays */ SELECT day FROM analytics_salts ORDER BY day`)
-	if err != nil {
-		return nil, fmt.Errorf("db: unable to list visitor keys: %w", err)
-	}
-	defer rows.Close()
-	var days []int64
-	for rows.Next() {
-		var day int64
-		if err := rows.Scan(&day); err != nil {
-			return nil, fmt.Errorf("db: unable to list visitor keys: %w", err)
-		}
-		days = append(days, day)
-	}
-	return days, rows.Err()
+	return secret, nil
 }
 
 // rowsPerInsert is how many rows one multi-row INSERT carries: few round

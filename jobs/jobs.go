@@ -91,7 +91,7 @@ func (c Config) withDefaults() Config {
 type Service struct {
 	db        *db.DB
 	queue     *tasks.Queue
-	runner    agent.Runner
+	worker    *Worker // nil in a process that cannot run agents
 	log       *slog.Logger
 	cfg       Config
 	creates   *Limiter
@@ -102,11 +102,15 @@ type Service struct {
 // the API; RunJob then refuses to run (the job stays queued).
 func New(d *db.DB, rdb redis.UniversalClient, queue *tasks.Queue, runner agent.Runner, log *slog.Logger, cfg Config) *Service {
 	cfg = cfg.withDefaults()
-	return &Service{
-		db: d, queue: queue, runner: runner, log: log, cfg: cfg,
+	s := &Service{
+		db: d, queue: queue, log: log, cfg: cfg,
 		creates:   NewLimiter(rdb, "folio:ratelimit:create:", cfg.Limit, cfg.Window),
 		followUps: NewLimiter(rdb, "folio:ratelimit:message:", cfg.Limit, cfg.Window),
 	}
+	if runner != nil {
+		s.worker = NewWorker(s.LocalStore(), runner, log, cfg)
+	}
+	return s
 }
 
 func checkPrompt(p string) error {

@@ -38,7 +38,9 @@ func (s *Service) Sweep(ctx context.Context) error {
 			}
 		}
 		if j.Attempts >= s.cfg.MaxAttempts {
-			s.fail(ctx, j, "", CodeRetriesExhausted, fmt.Sprintf("The agent run was started %d times without finishing.", j.Attempts))
+			if _, err := s.failRun(ctx, j.ID, "", CodeRetriesExhausted, fmt.Sprintf("The agent run was started %d times without finishing.", j.Attempts)); err != nil {
+				return err
+			}
 			continue
 		}
 		ok, err := s.db.RecoverJobRun(ctx, j.ID, j.Turn, j.Recovery)

@@ -13,7 +13,7 @@ import (
 	"strings"
 )
 
-//go:embed *.css *.js *.LICENSE
+//go:embed *.css *.js *.svg *.LICENSE
 var files embed.FS
 
 // versions maps each file to a short hash of its content, computed once:

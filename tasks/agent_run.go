@@ -13,11 +13,13 @@ import (
 const TypeAgentRun = "agent:run"
 
 // AgentRun names the turn to run: a job, its turn, and which recovery of
-// that turn this task is (0 unless the sweep re-enqueued it).
+// that turn this task is (0 unless the sweep re-enqueued it). EnqueuedAt
+// (Unix milliseconds) lets the worker log its pickup latency.
 type AgentRun struct {
-	JobID    string `json:"jobId"`
-	Turn     int    `json:"turn"`
-	Recovery int    `json:"recovery"`
+	JobID      string `json:"jobId"`
+	Turn       int    `json:"turn"`
+	Recovery   int    `json:"recovery"`
+	EnqueuedAt int64  `json:"enqueuedAt,omitempty"`
 }
 
 // TaskID is the run's Asynq task id: the same run is never enqueued twice.

@@ -24,6 +24,9 @@ func NewQueue(rdb redis.UniversalClient) *Queue {
 // EnqueueAgentRun puts a run on the agent queue. A run already there is not
 // an error: the same run is never enqueued twice.
 func (q *Queue) EnqueueAgentRun(ctx context.Context, p AgentRun, timeout time.Duration) error {
+	if p.EnqueuedAt == 0 {
+		p.EnqueuedAt = time.Now().UnixMilli()
+	}
 	t, err := NewAgentRunTask(p, timeout)
 	if err != nil {
 		return err

@@ -16,6 +16,12 @@ import (
 var testRedis *testenv.Redis
 
 func TestMain(m *testing.M) {
+	// A test that needs folio in a process of its own runs this binary
+	// again with FOLIO_TEST_RUN_MAIN=1: it is then the folio command.
+	if os.Getenv("FOLIO_TEST_RUN_MAIN") == "1" {
+		main()
+		return
+	}
 	var err error
 	testRedis, err = testenv.StartRedis()
 	if err != nil {

@@ -54,6 +54,8 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Invites:      auth.NewInvitations(a.db, a.cfg.BaseURL),
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
+	// Pages link their icon; this answers clients that ask the old way.
+	r.Handle("/favicon.ico", http.RedirectHandler(static.URL("favicon.svg"), http.StatusMovedPermanently)).Methods(http.MethodGet, http.MethodHead)
 
 	get := []string{http.MethodGet, http.MethodHead}
 	pages := r.NewRoute().Subrouter()

@@ -26,12 +26,20 @@ type upstream struct {
 }
 
 func main() {
-	src := flag.String("src", "", "local folder laid out like shared/data (instead of downloading)")
+	src := flag.String("src", "", "local folder laid out like shared/data (instead of downloading); \"find\": the nearest shared/data above the current folder")
 	aiRobots := flag.String("ai-robots", "", "ai-robots-txt/ai.robots.txt commit")
 	crawlers := flag.String("crawlers", "", "monperrus/crawler-user-agents commit")
 	uap := flag.String("uap", "", "ua-parser/uap-core commit")
 	dest := flag.String("dest", "analytics", "the analytics package folder")
 	flag.Parse()
+	if *src == "find" {
+		dir, err := findSharedData()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "refreshdata:", err)
+			os.Exit(1)
+		}
+		*src = dir
+	}
 	files := []upstream{
 		{"ai-robots-txt/ai.robots.txt", "robots.json", "ai-robots-txt", "data/ai-robots-txt", *aiRobots},
 		{"monperrus/crawler-user-agents", "crawler-user-agents.json", "crawler-user-agents", "data/crawler-user-agents", *crawlers},
@@ -75,4 +83,24 @@ func download(ctx context.Context, url string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: %s", url, res.Status)
 	}
 	return io.ReadAll(res.Body)
+}
+
+// findSharedData is the nearest shared/data folder in the current folder or
+// above it: the repository's checkout keeps shared/ beside it.
+func findSharedData() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		candidate := filepath.Join(dir, "shared", "data")
+		if _, err := os.Stat(filepath.Join(candidate, "ai-robots-txt", "robots.json")); err == nil {
+			return candidate, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no shared/data folder above the current one; pass -src DIR")
+		}
+		dir = parent
+	}
 }
