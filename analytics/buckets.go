@@ -3,6 +3,8 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -138,13 +140,29 @@ func (s *Service) VisitorSeries(ctx context.Context, projectID string, q Query, 
 	}
 	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
 		out.Visitors = x.visitors(from, to, q)
-		for i := range out.Buckets {
-			b := &out.Buckets[i]
-			b.VisitorCounts = x.between(ceilMillis(b.From), ceilMillis(b.To))
-		}
+		// Buckets (and the previous period, last) shared among the cores;
+		// bitmaps are only read here.
+		n := len(out.Buckets)
 		if previous {
-			*out.Previous = x.between(ceilMillis(q.From.Add(-q.To.Sub(*q.From))), from)
+			n++
 		}
+		workers := min(runtime.GOMAXPROCS(0), n)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < n; i += workers {
+					if i == len(out.Buckets) {
+						*out.Previous = x.between(ceilMillis(q.From.Add(-q.To.Sub(*q.From))), from)
+						continue
+					}
+					b := &out.Buckets[i]
+					b.VisitorCounts = x.between(ceilMillis(b.From), ceilMillis(b.To))
+				}
+			}()
+		}
+		wg.Wait()
 	})
 	return out, err
 }

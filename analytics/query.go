@@ -240,13 +240,12 @@ func (x *index) visitors(from, to int64, q Query) Visitors {
 		out.Totals = VisitorCounts{Human: h.count(), AI: a.count(), Total: h.unionCount(a)}
 	}
 	rows = slices.DeleteFunc(rows, func(r VisitorRow) bool { return r.Total == 0 })
-	slices.SortFunc(rows, func(a, b VisitorRow) int {
+	out.Visitors, out.HasMore = page(rows, q, func(a, b VisitorRow) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	out.Visitors, out.HasMore = page(rows, q)
 	return out
 }
 
@@ -277,21 +276,70 @@ func (x *index) views(from, to int64, q Query) Views {
 		t := &out.Totals
 		t.Human, t.AI, t.AISearch, t.AITraining, t.Bots, t.Total = t.Human+r.Human, t.AI+r.AI, t.AISearch+r.AISearch, t.AITraining+r.AITraining, t.Bots+r.Bots, t.Total+r.Total
 	}
-	slices.SortFunc(rows, func(a, b ViewRow) int {
+	out.Views, out.HasMore = page(rows, q, func(a, b ViewRow) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	out.Views, out.HasMore = page(rows, q)
 	return out
 }
 
-// page is the rows [offset, offset+limit) and whether rows lie beyond.
-func page[T any](rows []T, q Query) ([]T, bool) {
+// page is the rows [offset, offset+limit) in cmp's order and whether rows
+// lie beyond. A page near the top (the usual) keeps only the best
+// offset+limit rows in a heap instead of sorting them all: tens of
+// thousands of paths, 25 shown.
+func page[T any](rows []T, q Query, cmp func(a, b T) int) ([]T, bool) {
+	k := q.Offset + q.Limit
+	more := k < len(rows)
+	if k < len(rows)/8 {
+		rows = best(rows, k, cmp)
+	} else {
+		slices.SortFunc(rows, cmp)
+	}
 	lo := min(q.Offset, len(rows))
 	hi := min(lo+q.Limit, len(rows))
-	return slices.Clone(rows[lo:hi]), hi < len(rows)
+	return slices.Clone(rows[lo:hi]), more
+}
+
+// best is the first k of rows in cmp's order, sorted: a heap whose root
+// is the worst row kept.
+func best[T any](rows []T, k int, cmp func(a, b T) int) []T {
+	h := make([]T, 0, k)
+	for _, r := range rows {
+		if len(h) < k {
+			h = append(h, r)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if cmp(h[i], h[p]) <= 0 {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if k == 0 || cmp(r, h[0]) >= 0 {
+			continue
+		}
+		h[0] = r
+		for i := 0; ; {
+			w, l, rt := i, 2*i+1, 2*i+2
+			if l < k && cmp(h[l], h[w]) > 0 {
+				w = l
+			}
+			if rt < k && cmp(h[rt], h[w]) > 0 {
+				w = rt
+			}
+			if w == i {
+				break
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
 }
 
 // bitset is a set of dense visitor ids.
