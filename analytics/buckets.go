@@ -180,7 +180,7 @@ func (x *index) between(from, to int64) VisitorCounts {
 		var hs, as []*roaring.Bitmap
 		for d := first; d < end; d++ {
 			if dv := x.days[d]; dv != nil {
-				hs, as = append(hs, dv[Human]), append(as, dv[AI])
+				hs, as = append(hs, dv.visitors[Human]), append(as, dv.visitors[AI])
 			}
 		}
 		h, a = roaring.FastOr(hs...), roaring.FastOr(as...)
@@ -204,6 +204,58 @@ func (x *index) addViews(from, to int64, h, a *roaring.Bitmap) {
 		lo, hi = span(p.at[AI], from, to)
 		a.AddMany(p.vis[AI][lo:hi])
 	}
+}
+
+// viewsBetween counts the page views of [from, to) (unix ms) by class, as
+// the views export's totals: whole days from their counts, the part-days
+// at either end per path.
+func (x *index) viewsBetween(from, to int64) ViewCounts {
+	var n [numClasses]int
+	add := func(from, to int64) {
+		if from >= to {
+			return
+		}
+		for _, p := range x.paths {
+			for c := range numClasses {
+				lo, hi := span(p.at[c], from, to)
+				n[c] += hi - lo
+			}
+		}
+	}
+	if first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay); first < end {
+		for d := first; d < end; d++ {
+			if dv := x.days[d]; dv != nil {
+				for c := range numClasses {
+					n[c] += dv.views[c]
+				}
+			}
+		}
+		add(from, first*msPerDay)
+		add(end*msPerDay, to)
+	} else {
+		add(from, to)
+	}
+	v := ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot]}
+	v.Total = v.Human + v.AI + v.AISearch + v.AITraining + v.Bots
+	return v
+}
+
+// ViewTotals is the views export's totals for a bounded range, from the
+// per-day counts (without listing every path).
+func (s *Service) ViewTotals(ctx context.Context, projectID string, q Query) (ViewCounts, error) {
+	var out ViewCounts
+	if q.From == nil || q.To == nil {
+		return out, fmt.Errorf("analytics: view totals need a bounded range")
+	}
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) { out = x.viewsBetween(from, to) })
+	return out, err
+}
+
+// HasTraffic says whether the project has recorded any page view.
+func (s *Service) HasTraffic(ctx context.Context, projectID string) (bool, error) {
+	has := false
+	err := s.readIndex(ctx, projectID, Query{}, func(x *index, _, _ int64) { has = len(x.days) > 0 })
+	return has, err
 }
 
 func floorDiv(a, b int64) int64 {

@@ -46,7 +46,10 @@ func TestSeriesEqualsBruteForceBucketByBucket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, totals, _, _ := bruteForce(t, d, project, q)
+			rows, totals, _, views := bruteForce(t, d, project, q)
+			if vt, err := s.ViewTotals(context.Background(), project, q); err != nil || vt != views {
+				t.Errorf("view totals %+v (%v), brute force %+v", vt, err, views)
+			}
 			if got.Visitors.Totals != totals || export.Totals != totals {
 				t.Errorf("totals: series %+v, export %+v, brute force %+v", got.Visitors.Totals, export.Totals, totals)
 			}
