@@ -23,7 +23,7 @@ func generatedSite(n int) map[string]string {
 		groups = append(groups, fmt.Sprintf(`{"group":"Section %d","pages":[%s]}`, s, strings.Join(pages, ",")))
 	}
 	files["index.mdx"] = "---\ntitle: Home\n---\n\nWelcome.\n"
-	files["docs.json"] = `{"name":"Big","navigation":{"groups":[{"group":"Home","pages":["index"]},` + strings.Join(groups, ",") + `]}}`
+	files["docs.json"] = `{"theme":"mint","name":"Big","colors":{"primary":"#0D9373"},"navigation":{"groups":[{"group":"Home","pages":["index"]},` + strings.Join(groups, ",") + `]}}`
 	return files
 }
 

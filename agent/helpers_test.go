@@ -47,7 +47,7 @@ func newTestRepo(t testing.TB, files map[string]string) string {
 
 func docsSite() map[string]string {
 	return map[string]string{
-		"docs.json":              `{"name":"Acme","navigation":{"groups":[{"group":"Start","pages":["index","guides/quickstart"]}]}}`,
+		"docs.json":              `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"groups":[{"group":"Start","pages":["index","guides/quickstart"]}]}}`,
 		"index.mdx":              "---\ntitle: Welcome\n---\n\nRead the [quickstart](/guides/quickstart).\n",
 		"guides/quickstart.mdx":  "---\ntitle: Quickstart\ndescription: Get going\n---\n\nInstall the CLI.\n",
 		"AGENTS.md":              "Write in British English. Never use the word simply.\n",

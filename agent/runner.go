@@ -38,7 +38,11 @@ type Config struct {
 	// installation tokens, see github.AppToken).
 	GitHubTokens github.TokenSource
 	BaseURL      string // FOLIO_BASE_URL, for the local review page
-	DataDir      string // workspaces go in DataDir/workspaces
+	// ServerURL and WorkerToken, on a worker away from serve's disk, reach
+	// local repositories through serve's git HTTP (FOLIO_SERVER_URL).
+	ServerURL   string
+	WorkerToken string
+	DataDir     string // workspaces go in DataDir/workspaces
 
 	MaxSteps         int   // model calls per run; DefaultMaxSteps if 0
 	MaxTokens        int64 // tokens per run; DefaultMaxTokens if 0
@@ -129,6 +133,9 @@ func (a *Agent) host(p db.Project) (codehost.Host, error) {
 		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
 	}
 	if kind == codehost.KindLocal {
+		if a.cfg.ServerURL != "" {
+			return local.NewOverHTTP(a.cfg.ServerURL, p.ID, a.cfg.WorkerToken, a.cfg.BaseURL), nil
+		}
 		return local.New(location, a.cfg.BaseURL), nil
 	}
 	tokens := a.cfg.GitHubTokens

@@ -127,7 +127,7 @@ func TestRunValidationRounds(t *testing.T) {
 			note = m.Content
 		}
 	}
-	for _, want := range []string{"guides/faq.mdx: the frontmatter is not valid YAML", `link "/guides/setup" points at a page that does not exist`} {
+	for _, want := range []string{"guides/faq.mdx:2: the frontmatter is not valid YAML", `link "/guides/setup" points at a page that does not exist`} {
 		if !strings.Contains(note, want) {
 			t.Errorf("validation note lacks %q:\n%s", want, note)
 		}

@@ -2,13 +2,12 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,23 +15,23 @@ import (
 	"github.com/folio-docs/folio/agent/workspace"
 )
 
-// navFiles are the Mintlify-style navigation files Folio understands.
+// navFiles are the Mintlify configuration files Folio understands: docs.json,
+// and the legacy mint.json (Mintlify reads both when both are present).
 var navFiles = []string{"docs.json", "mint.json"}
 
-var (
-	mdLink   = regexp.MustCompile(`!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)`)
-	hrefLink = regexp.MustCompile(`\b(?:href|src)=["']([^"']+)["']`)
-	codeSpan = regexp.MustCompile("(?s)```.*?```|`[^`\n]*`")
-)
-
-// validate checks what a run changed, before it becomes a pull request:
-// changed Markdown/MDX has well-formed frontmatter and internal links that
-// resolve, and a navigation file, if it or the set of pages changed, parses
-// and names pages that exist. Each problem is one line the model can act on.
+// validate checks what a run changed, before it becomes a pull request, as
+// strictly as Mintlify's build and no more: changed pages (and snippets) must
+// compile as MDX, with frontmatter that parses and internal links that
+// resolve; a configuration file, if it or the set of pages changed, must
+// match Mintlify's schema and name pages that exist. Errors are what would
+// fail the build; warnings (unclosed frontmatter, a missing #anchor) build
+// but read wrong. Agreement with Mintlify's own validators is measured on
+// the corpus in testdata/mintlify.
 func validate(dir string, changes []workspace.Change) []Problem {
 	var problems []Problem
 	pagesChanged := false
 	changedNav := map[string]bool{}
+	var deleted []string
 	for _, ch := range changes {
 		if ch.Status != "M" {
 			pagesChanged = true
@@ -40,21 +39,43 @@ func validate(dir string, changes []workspace.Change) []Problem {
 		if isNavFile(ch.Path) && ch.Status != "D" {
 			changedNav[ch.Path] = true
 		}
-		if ch.Status == "D" || !isPage(ch.Path) {
+		if ch.Status == "D" {
+			if isPage(ch.Path) {
+				deleted = append(deleted, ch.Path)
+			}
+			continue
+		}
+		if !isPage(ch.Path) {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ch.Path)))
 		if err != nil {
 			continue // a symlink or the like; the tools never write those
 		}
-		problems = append(problems, checkFrontmatter(ch.Path, data)...)
-		problems = append(problems, checkLinks(dir, ch.Path, data)...)
+		problems = append(problems, checkPage(dir, ch.Path, data)...)
 	}
 	for _, nav := range findNavFiles(dir) {
 		if changedNav[nav] || pagesChanged {
-			problems = append(problems, checkNav(dir, nav)...)
+			problems = append(problems, checkConfig(dir, nav)...)
 		}
 	}
+	if len(deleted) > 0 {
+		problems = append(problems, checkLinksTo(dir, deleted)...)
+	}
+	return problems
+}
+
+// checkPage runs every check of one page: frontmatter, MDX, links.
+func checkPage(dir, p string, data []byte) []Problem {
+	problems, body := checkFrontmatter(p, data)
+	doc := parseMDX(data, body)
+	syntax := checkMDX(p, doc)
+	problems = append(problems, syntax...)
+	if len(syntax) > 0 {
+		return problems // links cannot be read reliably from a page that does not compile
+	}
+	problems = append(problems, checkImports(dir, p, doc)...)
+	problems = append(problems, checkLinks(dir, p, doc)...)
 	return problems
 }
 
@@ -86,181 +107,90 @@ func findNavFiles(dir string) []string {
 			found = append(found, filepath.ToSlash(rel))
 		}
 	}
+	sort.Strings(found)
 	return found
 }
 
-func checkFrontmatter(p string, data []byte) []Problem {
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
-		return nil // frontmatter is optional
+// docsRoot is the folder of the configuration file that serves page p:
+// Mintlify resolves root-relative and bare links from there.
+func docsRoot(dir, p string) string {
+	best := ""
+	for _, nav := range findNavFiles(dir) {
+		base := path.Dir(nav)
+		if base == "." {
+			base = ""
+		}
+		if (base == "" || strings.HasPrefix(p, base+"/")) && len(base) >= len(best) {
+			best = base
+		}
 	}
-	rest := data[bytes.IndexByte(data, '\n')+1:]
+	return best
+}
+
+var (
+	frontmatterClose = regexp.MustCompile(`^(?:---|\.\.\.)[ \t]*\r?$`)
+	yamlErrLine      = regexp.MustCompile(`^yaml: line (\d+): `)
+	tabListItem      = regexp.MustCompile(`^\t+[ \t]*-(?:[ \t]|$)`)
+)
+
+// checkFrontmatter checks the YAML between a first line `---` and the next
+// `---` (or `...`) line, and returns where the page's content starts.
+func checkFrontmatter(p string, data []byte) ([]Problem, int) {
+	start := 0
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		start = 3
+	}
+	rest := data[start:]
+	if !bytes.HasPrefix(rest, []byte("---\n")) && !bytes.HasPrefix(rest, []byte("---\r\n")) {
+		return nil, 0 // frontmatter is optional
+	}
+	offset := start + bytes.IndexByte(rest, '\n') + 1
 	var yamlText []byte
-	closed := false
-	for len(rest) > 0 || !closed {
-		line, after, found := bytes.Cut(rest, []byte("\n"))
-		if strings.TrimRight(string(line), "\r") == "---" {
-			closed = true
-			break
+	line := 2
+	for i := offset; i < len(data); line++ {
+		end := lineEnd(data, i)
+		text := data[i:end]
+		if frontmatterClose.Match(text) {
+			problems := checkYAML(p, yamlText)
+			return problems, min(end+1, len(data))
 		}
-		yamlText = append(yamlText, line...)
+		if tabListItem.Match(text) {
+			// Mintlify's YAML reader takes leading tabs as no indentation at
+			// all, which a list item cannot follow.
+			return []Problem{{Path: p, Line: line, Column: 1, Severity: SeverityError, Message: "the frontmatter indents a list item with a tab: use spaces"}}, end + 1
+		}
+		if len(text) > 0 && text[0] == '\t' {
+			text = bytes.TrimLeft(text, " \t") // read as Mintlify does: leading tabs are no indentation
+		}
+		yamlText = append(yamlText, text...)
 		yamlText = append(yamlText, '\n')
-		if !found {
-			break
-		}
-		rest = after
+		i = end + 1
 	}
-	if !closed {
-		return []Problem{{Path: p, Line: 1, Column: 1, Severity: SeverityError, Message: "the frontmatter opened with --- on line 1 is never closed with a --- line"}}
-	}
+	// Mintlify builds this page: the --- is a horizontal rule and the
+	// "frontmatter" plain text. It builds, but the page lost its title.
+	return []Problem{{Path: p, Line: 1, Column: 1, Severity: SeverityWarning,
+		Message: "the frontmatter opened with --- on line 1 is never closed with a --- line, so Mintlify shows it as text and the page has no title"}}, 0
+}
+
+func checkYAML(p string, text []byte) []Problem {
 	var fm any
-	if err := yaml.Unmarshal(yamlText, &fm); err != nil {
-		return []Problem{problemf(p, "the frontmatter is not valid YAML: %v", err)}
+	if err := yaml.Unmarshal(text, &fm); err != nil {
+		msg := err.Error()
+		line := 1
+		if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			line = n + 1 // the opening --- is line 1
+			msg = strings.TrimPrefix(msg, m[0])
+		}
+		msg = strings.TrimPrefix(msg, "yaml: ")
+		return []Problem{{Path: p, Line: line, Severity: SeverityError, Message: "the frontmatter is not valid YAML: " + msg}}
 	}
 	if fm == nil {
 		return nil
 	}
 	if _, ok := fm.(map[string]any); !ok {
-		return []Problem{problemf(p, "the frontmatter must be a YAML mapping of keys to values (like title: ...)")}
+		// Mintlify builds it, but takes no title or description from it.
+		return []Problem{{Path: p, Line: 2, Column: 1, Severity: SeverityWarning, Message: "the frontmatter should be a YAML mapping of keys to values (like title: ...); Mintlify ignores anything else"}}
 	}
 	return nil
-}
-
-func checkLinks(dir, p string, data []byte) []Problem {
-	text := codeSpan.ReplaceAll(data, nil) // links in code samples are examples, not links
-	var targets []string
-	for _, m := range mdLink.FindAllSubmatch(text, -1) {
-		targets = append(targets, string(m[1]))
-	}
-	for _, m := range hrefLink.FindAllSubmatch(text, -1) {
-		targets = append(targets, string(m[1]))
-	}
-	var problems []Problem
-	seen := map[string]bool{}
-	for _, t := range targets {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		target, ok := internalTarget(t)
-		if !ok {
-			continue
-		}
-		var candidate string
-		if strings.HasPrefix(target, "/") {
-			candidate = strings.TrimPrefix(path.Clean(target), "/")
-		} else {
-			candidate = path.Join(path.Dir(p), target)
-		}
-		if strings.HasPrefix(candidate, "../") || candidate == ".." {
-			problems = append(problems, problemf(p, "link %q points outside the repository", t))
-			continue
-		}
-		if !pageExists(dir, candidate) && !(strings.HasPrefix(target, "/") && pageExistsUnderNav(dir, candidate)) {
-			problems = append(problems, problemf(p, "link %q points at a page that does not exist", t))
-		}
-	}
-	return problems
-}
-
-// internalTarget keeps links into the docs themselves, without anchor or query.
-func internalTarget(t string) (string, bool) {
-	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") || strings.Contains(t, "{") {
-		return "", false
-	}
-	if u, err := url.Parse(t); err != nil || u.Scheme != "" {
-		return "", false
-	}
-	t, _, _ = strings.Cut(t, "#")
-	t, _, _ = strings.Cut(t, "?")
-	if t == "" {
-		return "", false
-	}
-	if un, err := url.PathUnescape(t); err == nil {
-		t = un
-	}
-	return t, true
-}
-
-// pageExists accepts a file as written, or a page by its route: with .md or
-// .mdx added, or a folder's index.
-func pageExists(dir, rel string) bool {
-	rel = strings.TrimSuffix(rel, "/")
-	if rel == "" || rel == "." {
-		rel = "index"
-	}
-	for _, c := range []string{rel, rel + ".mdx", rel + ".md", rel + "/index.mdx", rel + "/index.md", rel + "/README.md"} {
-		if st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(c))); err == nil && !st.IsDir() {
-			return true
-		}
-	}
-	return false
-}
-
-// pageExistsUnderNav resolves a root-relative route against the folder of a
-// navigation file too, since docs sites are often served from docs/.
-func pageExistsUnderNav(dir, rel string) bool {
-	for _, nav := range findNavFiles(dir) {
-		if base := path.Dir(nav); base != "." && pageExists(dir, path.Join(base, rel)) {
-			return true
-		}
-	}
-	return false
-}
-
-func checkNav(dir, nav string) []Problem {
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(nav)))
-	if err != nil {
-		return []Problem{problemf(nav, "cannot be read: %v", err)}
-	}
-	var doc any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return []Problem{problemf(nav, "is not valid JSON: %v", err)}
-	}
-	var pages []string
-	collectPages(doc, &pages)
-	base := path.Dir(nav)
-	var problems []Problem
-	seen := map[string]bool{}
-	for _, pg := range pages {
-		if seen[pg] || strings.Contains(pg, "://") {
-			continue
-		}
-		seen[pg] = true
-		candidate := path.Join(base, strings.TrimPrefix(pg, "/"))
-		if strings.HasPrefix(candidate, "../") || candidate == ".." {
-			// Outside the checkout: never looked at, so nothing outside is revealed.
-			problems = append(problems, problemf(nav, "navigation names page %q, which is outside the repository", pg))
-			continue
-		}
-		if !pageExists(dir, candidate) {
-			problems = append(problems, problemf(nav, "navigation names page %q, but no %s.mdx or %s.md exists", pg, pg, pg))
-		}
-	}
-	sort.Slice(problems, func(i, j int) bool { return problems[i].Message < problems[j].Message })
-	return problems
-}
-
-// collectPages gathers the strings of every "pages" array, at any depth
-// (groups nest, and docs.json nests tabs, anchors and versions too).
-func collectPages(v any, pages *[]string) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, child := range v {
-			if k == "pages" {
-				if list, ok := child.([]any); ok {
-					for _, item := range list {
-						if s, ok := item.(string); ok {
-							*pages = append(*pages, s)
-						}
-					}
-				}
-			}
-			collectPages(child, pages)
-		}
-	case []any:
-		for _, child := range v {
-			collectPages(child, pages)
-		}
-	}
 }

@@ -236,7 +236,7 @@ func (x *index) viewsBetween(from, to int64) ViewCounts {
 		add(from, to)
 	}
 	v := ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot]}
-	v.Total = v.Human + v.AI + v.AISearch + v.AITraining + v.Bots
+	v.Total = v.Human + v.AI // as the views export: crawlers beside it, not in it
 	return v
 }
 

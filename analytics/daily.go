@@ -127,7 +127,7 @@ func (s *Service) Report(ctx context.Context, projectID string, q Query, u Unit,
 	if r.Views, err = s.ViewTotals(ctx, projectID, q); err != nil {
 		return r, err
 	}
-	r.HasTraffic = r.Views.Total > 0
+	r.HasTraffic = r.Views.All() > 0
 	if !r.HasTraffic {
 		if r.HasTraffic, err = s.HasTraffic(ctx, projectID); err != nil {
 			return r, err

@@ -139,21 +139,41 @@ func normalizePath(p string) (string, string) {
 // Record classifies and stores events for a project and returns how many
 // were stored (a log line imported before is not stored again).
 func (s *Service) Record(ctx context.Context, projectID string, events []Event) (int, error) {
+	n, _, err := s.RecordBatch(ctx, projectID, events, nil)
+	return n, err
+}
+
+// Batch names an events-API batch by its Idempotency-Key and a hash of the
+// request body.
+type Batch struct {
+	Key      string
+	BodyHash []byte
+}
+
+// ErrIdempotencyConflict is an Idempotency-Key reused within 24 hours with
+// another batch.
+var ErrIdempotencyConflict = db.ErrIdempotencyConflict
+
+// RecordBatch is Record for a batch that may carry an Idempotency-Key
+// (batch nil: none): the same key with the same body within 24 hours stores
+// nothing and returns the first answer (replayed), another body is
+// ErrIdempotencyConflict.
+func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Event, batch *Batch) (stored int, replayed bool, err error) {
 	if len(events) == 0 {
-		return 0, nil
+		return 0, false, nil
 	}
 	st, err := s.site(ctx, projectID, true)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	views := make([]db.NewPageView, len(events))
 	// A batch repeats few user agents: each is matched against the lists once.
 	verdicts := map[string]uaVerdict{}
 	macs := map[int64]hash.Hash{}
 	for i, e := range events {
-		key, err := s.visitorKey(ctx, projectID, e, macs)
+		vid, err := s.visitorID(ctx, projectID, e, macs)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		verdict, ok := verdicts[e.UserAgent]
 		if !ok {
@@ -161,9 +181,13 @@ func (s *Service) Record(ctx context.Context, projectID string, events []Event) 
 			verdicts[e.UserAgent] = verdict
 		}
 		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
-		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
+		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash}
 	}
-	return s.db.InsertPageViews(ctx, st.id, st.dict, views)
+	var eb *db.EventBatch
+	if batch != nil {
+		eb = &db.EventBatch{Key: batch.Key, BodyHash: batch.BodyHash}
+	}
+	return s.db.InsertPageViewsOnce(ctx, st.id, st.dict, views, eb)
 }
 
 // RecordBrowser stores a page view reported by the browser tracker, unless

@@ -39,15 +39,24 @@ var assetExts = map[string]bool{
 	".json": true, ".xml": true, ".webmanifest": true, ".mp4": true, ".webm": true, ".pdf": true, ".zip": true, ".wasm": true,
 }
 
-// seenWindow bounds the memory spent telling repeated identical lines apart.
-const seenWindow = 1 << 17
+// seenWindow is how many distinct lines an import keeps counting before it
+// forgets those an hour older than the newest: identical lines carry the
+// same time to the second, and a log is in time order give or take the
+// length of a slow request.
+const (
+	seenWindow = 1 << 17
+	seenSpan   = 3600 // seconds
+)
 
 // ImportLog reads an nginx/Apache combined access log (plain or gzip) and
 // records its page views. Each stored line is remembered by a hash of its
-// text and of how many identical lines came before it, so importing the
-// same file again stores nothing new while two identical requests in one
-// second both count.
-func (s *Service) ImportLog(ctx context.Context, projectID string, r io.Reader) (ImportStats, error) {
+// source, its text and how many identical lines came before it in this
+// file, so importing the same file again, or a rotated file that overlaps
+// one imported before, stores nothing new, while two identical requests in
+// one second both count. source names the server the log comes from
+// (empty: the default), so identical lines of two servers' logs are two
+// views.
+func (s *Service) ImportLog(ctx context.Context, projectID string, r io.Reader, source string) (ImportStats, error) {
 	st := ImportStats{Skipped: map[string]int{}}
 	br := bufio.NewReaderSize(r, 1<<16)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -60,7 +69,13 @@ func (s *Service) ImportLog(ctx context.Context, projectID string, r io.Reader) 
 	}
 	sc := bufio.NewScanner(br)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	seen := map[[32]byte]int{}
+	type seenLine struct {
+		n  int
+		at int64 // unix seconds
+	}
+	seen := map[[32]byte]seenLine{}
+	var newest int64
+	sweepAt := seenWindow
 	batch := make([]Event, 0, MaxBatch)
 	flush := func() error {
 		if len(batch) == 0 {
@@ -84,15 +99,21 @@ func (s *Service) ImportLog(ctx context.Context, projectID string, r io.Reader) 
 			continue
 		}
 		sum := sha256.Sum256(line)
-		if len(seen) >= seenWindow {
-			clear(seen)
+		at := e.At.Unix()
+		newest = max(newest, at)
+		if len(seen) >= sweepAt {
+			for k, v := range seen {
+				if v.at < newest-seenSpan {
+					delete(seen, k)
+				}
+			}
+			// An hour busier than the window: sweep again only once the
+			// map has doubled, so a sweep costs a line little on average.
+			sweepAt = max(seenWindow, 2*len(seen))
 		}
-		nth := seen[sum]
-		seen[sum] = nth + 1
-		h := sha256.New()
-		h.Write(sum[:])
-		h.Write([]byte(strconv.Itoa(nth)))
-		e.LineHash = h.Sum(nil)[:16]
+		nth := seen[sum].n
+		seen[sum] = seenLine{n: nth + 1, at: at}
+		e.LineHash = lineHash(source, sum, nth)
 		batch = append(batch, e)
 		if len(batch) == MaxBatch {
 			if err := flush(); err != nil {
@@ -112,6 +133,18 @@ func (s *Service) ImportLog(ctx context.Context, projectID string, r io.Reader) 
 		}
 	}
 	return st, nil
+}
+
+// lineHash names the nth copy (from 0) of a line of a source's log. The
+// default source keeps the hash of the lines imported before sources were.
+func lineHash(source string, sum [32]byte, nth int) []byte {
+	h := sha256.New()
+	if source != "" {
+		h.Write([]byte("source\x00" + source + "\x00"))
+	}
+	h.Write(sum[:])
+	h.Write([]byte(strconv.Itoa(nth)))
+	return h.Sum(nil)[:16]
 }
 
 // parseCombined reads one combined-format line:

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ this is not a log line
 `
 	log = append(log, extra...)
 
-	first, err := s.ImportLog(ctx, project, bytes.NewReader(log))
+	first, err := s.ImportLog(ctx, project, bytes.NewReader(log), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ this is not a log line
 	zw := gzip.NewWriter(&gz)
 	zw.Write(log)
 	zw.Close()
-	second, err := s.ImportLog(ctx, project, &gz)
+	second, err := s.ImportLog(ctx, project, &gz, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ this is not a log line
 	if err != nil {
 		t.Fatal(err)
 	}
-	if after.Totals != before.Totals || before.Totals.Total != 2002 {
+	if after.Totals != before.Totals || before.Totals.All() != 2002 {
 		t.Fatalf("views after importing twice %+v, after once %+v (want 2002)", after.Totals, before.Totals)
 	}
 }
@@ -76,10 +77,85 @@ func BenchmarkImportLog(b *testing.B) {
 		b.StopTimer()
 		s, _, project := newTestService(b)
 		b.StartTimer()
-		st, err := s.ImportLog(context.Background(), project, bytes.NewReader(log))
+		st, err := s.ImportLog(context.Background(), project, bytes.NewReader(log), "")
 		if err != nil || st.Stored != 100_000 {
 			b.Fatalf("%+v %v", st, err)
 		}
 	}
 	b.ReportMetric(float64(100_000*b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// Re-importing a file or an overlapping rotated file adds nothing; identical
+// lines within one file each count; another --source is another server.
+func TestImportLogStoresEachLineOnce(t *testing.T) {
+	s, _, project := newTestService(t)
+	ctx := context.Background()
+	real, err := os.ReadFile("testdata/apache/access.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice := `203.0.113.5 - - [17/May/2015:10:06:00 +0000] "GET /twice HTTP/1.1" 200 10 "-" "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0"` + "\n"
+	rotated := string(real) + twice + twice + twice
+	lines := strings.SplitAfter(strings.TrimSuffix(rotated, "\n"), "\n")
+	// The older file ends in the middle of the three identical lines; the
+	// rotated one starts half-way through the older one.
+	older := strings.Join(lines[:len(lines)-2], "")
+	newer := strings.Join(lines[len(lines)/2:], "")
+
+	imp := func(text, source string) ImportStats {
+		t.Helper()
+		st, err := s.ImportLog(ctx, project, strings.NewReader(text), source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	whole := imp(rotated, "")
+	pages := whole.Stored
+	if pages < 20 || whole.Skipped[SkipDuplicate] != 0 {
+		t.Fatalf("the whole log: %+v, want its page views all stored", whole)
+	}
+	views := func() int {
+		t.Helper()
+		v, err := s.Views(ctx, project, Query{Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.Totals.All()
+	}
+	if n := views(); n != pages {
+		t.Fatalf("%d views stored, want %d", n, pages)
+	}
+	// The three identical lines were three views.
+	st, err := s.Views(ctx, project, Query{Limit: MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range st.Views {
+		if r.Path == "/twice" && r.Human != 3 {
+			t.Fatalf("/twice has %d views, want the 3 identical lines", r.Human)
+		}
+	}
+	if st := imp(rotated, ""); st.Stored != 0 {
+		t.Fatalf("the same file again stored %d", st.Stored)
+	}
+	if st := imp(older, ""); st.Stored != 0 {
+		t.Fatalf("the older file stored %d", st.Stored)
+	}
+	if st := imp(newer, ""); st.Stored != 0 {
+		t.Fatalf("the overlapping rotated file stored %d", st.Stored)
+	}
+	if n := views(); n != pages {
+		t.Fatalf("%d views after re-imports, want %d", n, pages)
+	}
+	// Another server's log with the same lines is more traffic.
+	if st := imp(rotated, "web-2"); st.Stored != pages {
+		t.Fatalf("source web-2 stored %d, want %d", st.Stored, pages)
+	}
+	if st := imp(newer, "web-2"); st.Stored != 0 {
+		t.Fatalf("web-2's rotated file stored %d", st.Stored)
+	}
+	if n := views(); n != 2*pages {
+		t.Fatalf("%d views with two sources, want %d", n, 2*pages)
+	}
 }

@@ -45,6 +45,12 @@ func ParseQuery(get func(string) string) (Query, []Problem) {
 			problems = append(problems, Problem{b.name, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2026-01-02T15:04:05Z).", b.name, v)})
 			continue
 		}
+		// Views are kept to the millisecond: a finer bound could not be
+		// compared at the precision it was given.
+		if t.Nanosecond()%int(time.Millisecond) != 0 {
+			problems = append(problems, Problem{b.name, fmt.Sprintf("%s %q is finer than a millisecond; page views are kept to the millisecond, so give at most 3 decimal places.", b.name, v)})
+			continue
+		}
 		*b.dst = &t
 	}
 	if q.From != nil && q.To != nil && !q.From.Before(*q.To) {
@@ -129,7 +135,8 @@ type Visitors struct {
 	HasMore  bool          `json:"hasMore"`
 }
 
-// ViewCounts are page views by class; Total is the sum of all five.
+// ViewCounts are page views by class. Total is Human + AI, as Mintlify's
+// export defines it: the crawler classes are reported beside it, never in it.
 type ViewCounts struct {
 	Human      int `json:"human"`
 	AI         int `json:"ai"`
@@ -138,6 +145,9 @@ type ViewCounts struct {
 	Bots       int `json:"bots"`
 	Total      int `json:"total"`
 }
+
+// All is every page view of every class, crawlers included.
+func (v ViewCounts) All() int { return v.Human + v.AI + v.AISearch + v.AITraining + v.Bots }
 
 // ViewRow is one path's page views.
 type ViewRow struct {
@@ -271,7 +281,7 @@ func (x *index) views(from, to int64, q Query) Views {
 		if sum == 0 {
 			continue
 		}
-		r := ViewRow{Path: p.name, ViewCounts: ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot], Total: sum}}
+		r := ViewRow{Path: p.name, ViewCounts: ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot], Total: n[Human] + n[AI]}}
 		rows = append(rows, r)
 		t := &out.Totals
 		t.Human, t.AI, t.AISearch, t.AITraining, t.Bots, t.Total = t.Human+r.Human, t.AI+r.AI, t.AISearch+r.AISearch, t.AITraining+r.AITraining, t.Bots+r.Bots, t.Total+r.Total

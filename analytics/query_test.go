@@ -78,12 +78,13 @@ func bruteForce(t testing.TB, d *db.DB, projectID string, q Query) ([]VisitorRow
 			views[p] = vc
 		}
 		for _, c := range []*ViewCounts{vc, &vt} {
-			c.Total++
 			switch Class(v.Class) {
 			case Human:
 				c.Human++
+				c.Total++ // total is human + ai, crawlers beside it
 			case AI:
 				c.AI++
+				c.Total++
 			case AISearch:
 				c.AISearch++
 			case AITraining:
@@ -270,6 +271,10 @@ func TestParseQuery(t *testing.T) {
 		{map[string]string{"dateFrom": "2026-03-04", "dateTo": "2026-03-04"}, "dateTo", nil},
 		{map[string]string{"dateFrom": "2026-03-05", "dateTo": "2026-03-04"}, "dateTo", nil},
 		{map[string]string{"dateFrom": "2026-03-04T10:00:00Z", "dateTo": "2026-03-04T10:00:00Z"}, "dateTo", nil},
+		// Views are kept to the millisecond: a bound is too, or refused.
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.500000Z"}, "", func(q Query) bool { return q.From.Equal(instant) }},
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.5001Z"}, "dateFrom", nil},
+		{map[string]string{"dateTo": "2026-03-04T10:11:12.000000001Z"}, "dateTo", nil},
 	}
 	for _, tc := range cases {
 		q, problems := ParseQuery(func(k string) string { return tc.params[k] })

@@ -378,7 +378,7 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 string
-		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.Itoa(v.Views.Total))
+		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.Itoa(v.Views.All()))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 79, Col: 91}
 		}
@@ -391,7 +391,7 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var17 string
-		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Views.Total))
+		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Views.All()))
 		if templ_7745c5c3_Err != nil {
 			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 79, Col: 114}
 		}

@@ -355,10 +355,11 @@ func viewShares(v analytics.ViewCounts) []viewShare {
 		{Class: "bots", Label: "Bots", Count: v.Bots},
 	}
 	at := 0.0
+	all := v.All() // the bar splits every view, crawlers included
 	for i := range out {
 		w := 0.0
-		if v.Total > 0 {
-			w = float64(out[i].Count) * 100 / float64(v.Total)
+		if all > 0 {
+			w = float64(out[i].Count) * 100 / float64(all)
 		}
 		out[i].X, out[i].W = strconv.FormatFloat(at, 'f', 3, 64)+"%", strconv.FormatFloat(w, 'f', 3, 64)+"%"
 		at += w

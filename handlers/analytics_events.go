@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"time"
 
@@ -12,7 +15,7 @@ import (
 
 // EventRecorder stores server-side page views.
 type EventRecorder interface {
-	Record(ctx context.Context, projectID string, events []analytics.Event) (int, error)
+	RecordBatch(ctx context.Context, projectID string, events []analytics.Event, batch *analytics.Batch) (int, bool, error)
 }
 
 type eventsRequest struct {
@@ -24,9 +27,16 @@ type eventsResponse struct {
 }
 
 // AnalyticsEvents serves POST /v1/analytics/{projectId}/events: up to 1,000
-// events, validated whole before any is stored.
+// events, validated whole before any is stored. With an Idempotency-Key,
+// the same key and events within 24 hours are stored once and answered as
+// the first time; another batch under the key is 409 idempotency_conflict.
 func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Idempotency-Key")
+		if len(key) > MaxIdempotencyKey {
+			WriteError(w, r, InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
+			return
+		}
 		var req eventsRequest
 		if e := decodeJSON(r, &req); e != nil {
 			WriteError(w, r, e)
@@ -37,10 +47,29 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 			WriteError(w, r, invalidProblems(problems))
 			return
 		}
-		n, err := svc.Record(r.Context(), mux.Vars(r)["projectId"], events)
-		if err != nil {
+		var batch *analytics.Batch
+		if key != "" {
+			// The decoded events, re-encoded, are the body: the same
+			// batch sent with other spacing or field order is the same.
+			body, err := json.Marshal(req.Events)
+			if err != nil {
+				writeInternal(w, r, err)
+				return
+			}
+			sum := sha256.Sum256(body)
+			batch = &analytics.Batch{Key: key, BodyHash: sum[:]}
+		}
+		n, replayed, err := svc.RecordBatch(r.Context(), mux.Vars(r)["projectId"], events, batch)
+		switch {
+		case errors.Is(err, analytics.ErrIdempotencyConflict):
+			WriteError(w, r, NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different batch of events."))
+			return
+		case err != nil:
 			writeInternal(w, r, err)
 			return
+		}
+		if replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
 		}
 		writeJSON(w, http.StatusOK, eventsResponse{Accepted: n})
 	}

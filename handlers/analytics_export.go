@@ -27,11 +27,11 @@ func AnalyticsViews(svc AnalyticsExporter) http.HandlerFunc {
 	return analyticsExport(svc.Views)
 }
 
-// analyticsExport reads the export's parameters, naming any that is wrong,
-// and answers what export finds.
+// analyticsExport reads the export's parameters, naming any that is wrong
+// or unknown, and answers what export finds.
 func analyticsExport[T any](export func(context.Context, string, analytics.Query) (T, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		params, e := queryOf(r, "dateFrom", "dateTo", "limit", "offset")
+		params, e := onlyQuery(r, "dateFrom", "dateTo", "limit", "offset")
 		if e != nil {
 			WriteError(w, r, e)
 			return

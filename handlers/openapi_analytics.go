@@ -11,7 +11,7 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	project := pathParam("projectId", "The project's id, from the API keys page.")
 	integer := map[string]any{"type": "integer", "minimum": 0}
 	str := map[string]any{"type": "string"}
-	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time."}
+	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time to the millisecond at most (page views are kept to the millisecond; a finer bound is 400)."}
 	rangeParams := []any{project,
 		queryParam("dateFrom", "Lower bound (inclusive).", date),
 		queryParam("dateTo", "Upper bound (exclusive): results include dates before, not on, it.", date),
@@ -32,13 +32,16 @@ func AnalyticsOpenAPI() OpenAPIPart {
 		return out
 	}
 
-	visitors := operation("getUniqueVisitors", "Unique visitors, site-wide and per page, split human/AI; total is deduplicated across both.", 200, ref("VisitorsExport"), errs...)
+	unknown := " An unknown query parameter (say, a misspelt datefrom) is 400 naming it."
+	visitors := operation("getUniqueVisitors", "Unique visitors, site-wide and per page, split human/AI; total is deduplicated across both."+unknown, 200, ref("VisitorsExport"), errs...)
 	visitors["parameters"] = rangeParams
-	views := operation("getPageViews", "Page views, site-wide and per page, split human, ai, aiSearch, aiTraining, bots.", 200, ref("ViewsExport"), errs...)
+	views := operation("getPageViews", "Page views, site-wide and per page, split human, ai, aiSearch, aiTraining, bots; total is human + ai (as Mintlify's export defines it), the crawler classes are beside it, not in it."+unknown, 200, ref("ViewsExport"), errs...)
 	views["parameters"] = rangeParams
-	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing.", 200,
-		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
-	events["parameters"] = []any{project}
+	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing. With an Idempotency-Key, a batch retried after a lost answer is stored once.", 200,
+		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	events["parameters"] = []any{project, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
+		"description": "The same key with the same events within 24 hours stores nothing more and returns the first answer (with Idempotent-Replayed: true); with other events, 409 idempotency_conflict.",
+		"schema":      map[string]any{"type": "string", "maxLength": MaxIdempotencyKey}}}
 	events["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("EventBatch"))}
 
 	noKey := []any{} // the browser must never hold an admin key

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 )
 
 // queryOf returns the request's query once each of the named parameters,
@@ -23,4 +25,23 @@ func queryOf(r *http.Request, names ...string) (url.Values, *Error) {
 		}
 	}
 	return q, nil
+}
+
+// onlyQuery is queryOf for an endpoint that takes no parameter but names:
+// an unknown one is refused, naming it (a misspelt "datefrom" must not
+// silently give the unbounded answer).
+func onlyQuery(r *http.Request, names ...string) (url.Values, *Error) {
+	for name := range r.URL.Query() {
+		if slices.Contains(names, name) {
+			continue
+		}
+		msg := fmt.Sprintf("Unknown query parameter %q; this endpoint takes %s.", name, strings.Join(names, ", "))
+		for _, known := range names {
+			if strings.EqualFold(name, known) {
+				msg = fmt.Sprintf("Unknown query parameter %q; did you mean %q? (Names are case-sensitive.)", name, known)
+			}
+		}
+		return nil, InvalidField(name, msg)
+	}
+	return queryOf(r, names...)
 }

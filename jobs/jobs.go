@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -27,6 +28,11 @@ const (
 	CodeRetriesExhausted = "retries_exhausted"
 	CodeAgentError       = "agent_error"
 )
+
+// DefaultLease is how long a run's claim lasts unrenewed. With heartbeats
+// every third of it and a sweep every tasks.SweepInterval, a run whose
+// worker died is retried within DefaultLease+SweepInterval (CONTRACT §7: 30 s).
+const DefaultLease = 15 * time.Second
 
 // MaxPromptLength is the longest prompt accepted, in characters.
 const MaxPromptLength = 32000
@@ -54,7 +60,7 @@ func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
 type Config struct {
 	JobTimeout    time.Duration // time limit of one run: 30m
 	DefaultModel  string        // a job's model when its project names none
-	Lease         time.Duration // a run unheard of this long is presumed dead: 30s
+	Lease         time.Duration // a run unheard of this long is presumed dead: 15s, renewed every Lease/3
 	MaxAttempts   int           // runs of one turn before the job fails: 5
 	RecoveryGrace time.Duration // an unclaimed active job missing from Asynq this long is re-enqueued: 30s
 	Limit         int           // creates (and, separately, follow-ups) per project per Window: 100
@@ -72,7 +78,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	def(&c.JobTimeout, 30*time.Minute)
-	def(&c.Lease, 30*time.Second)
+	def(&c.Lease, DefaultLease)
 	def(&c.RecoveryGrace, 30*time.Second)
 	def(&c.Window, time.Hour)
 	if c.MaxAttempts <= 0 {
@@ -96,6 +102,9 @@ type Service struct {
 	cfg       Config
 	creates   *Limiter
 	followUps *Limiter
+	// unclaimedChecked is when Sweep last asked Asynq about unclaimed jobs
+	// (Unix nanoseconds).
+	unclaimedChecked atomic.Int64
 }
 
 // New returns a Service. runner may be nil in a process that only serves

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -13,48 +14,56 @@ import (
 // (killed, cut off), or a job whose task Asynq lost or gave up on, is
 // enqueued again as a new recovery of its turn, or failed once it has been
 // attempted MaxAttempts times. Several sweepers at once are safe.
+//
+// It is called every few seconds (tasks.SweepInterval): expired leases are
+// an indexed look-up that finds nothing when all is well; unclaimed jobs,
+// which cost a question to Asynq each, are looked at every RecoveryGrace/3.
 func (s *Service) Sweep(ctx context.Context) error {
-	active, err := s.db.ActiveJobs(ctx)
+	now := time.Now()
+	expired, err := s.db.ExpiredJobRuns(ctx, now)
 	if err != nil {
 		return err
 	}
-	now := time.Now()
-	for _, j := range active {
-		run := runOf(j)
-		if j.LeaseOwner != "" && j.LeaseUntil != nil {
-			if now.Before(*j.LeaseUntil) {
-				continue // running, and heard from
-			}
-		} else {
-			if now.Sub(j.UpdatedAt) < s.cfg.RecoveryGrace {
-				continue // just enqueued
-			}
-			state, err := s.queue.AgentRunState(run)
-			if err != nil {
-				return err
-			}
-			if state == tasks.RunWaiting || state == tasks.RunActive {
-				continue
-			}
+	for _, j := range expired {
+		if err := s.recoverRun(ctx, j); err != nil {
+			return err
 		}
-		if j.Attempts >= s.cfg.MaxAttempts {
-			if _, err := s.failRun(ctx, j.ID, "", CodeRetriesExhausted, fmt.Sprintf("The agent run was started %d times without finishing.", j.Attempts)); err != nil {
-				return err
-			}
-			continue
-		}
-		ok, err := s.db.RecoverJobRun(ctx, j.ID, j.Turn, j.Recovery)
+	}
+	last := s.unclaimedChecked.Load()
+	if now.UnixNano()-last < int64(s.cfg.RecoveryGrace/3) || !s.unclaimedChecked.CompareAndSwap(last, now.UnixNano()) {
+		return nil
+	}
+	unclaimed, err := s.db.UnclaimedJobs(ctx, now.Add(-s.cfg.RecoveryGrace))
+	if err != nil {
+		return err
+	}
+	for _, j := range unclaimed {
+		state, err := s.queue.AgentRunState(runOf(j))
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue // another sweeper, or the job moved on
+		if state == tasks.RunWaiting || state == tasks.RunActive {
+			continue
 		}
-		j.Recovery++
-		s.log.Warn("re-enqueuing a lost run", "job_id", j.ID, "turn", j.Turn, "recovery", j.Recovery)
-		if err := s.enqueueRun(ctx, j); err != nil {
+		if err := s.recoverRun(ctx, j); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// recoverRun enqueues j's turn again as a new recovery, or fails the job
+// once it has been attempted MaxAttempts times.
+func (s *Service) recoverRun(ctx context.Context, j db.Job) error {
+	if j.Attempts >= s.cfg.MaxAttempts {
+		_, err := s.failRun(ctx, j.ID, "", CodeRetriesExhausted, fmt.Sprintf("The agent run was started %d times without finishing.", j.Attempts))
+		return err
+	}
+	ok, err := s.db.RecoverJobRun(ctx, j.ID, j.Turn, j.Recovery)
+	if err != nil || !ok {
+		return err // !ok: another sweeper, or the job moved on
+	}
+	j.Recovery++
+	s.log.Warn("re-enqueuing a lost run", "job_id", j.ID, "turn", j.Turn, "recovery", j.Recovery, "lease_expired", j.LeaseOwner != "")
+	return s.enqueueRun(ctx, j)
 }

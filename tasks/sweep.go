@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-// SweepInterval is how often a worker reconciles active jobs with Asynq.
-const SweepInterval = time.Minute
+// SweepInterval is how often serve (and a same-host worker) reconciles
+// active jobs with Asynq: often, so a dead worker's run is retried soon;
+// each sweep is an indexed look-up that finds nothing when all is well.
+const SweepInterval = 2 * time.Second
 
 // RunSweep calls sweep now and then every interval until ctx ends. Sweeps
 // on several workers at once are safe: each repair is a conditional update.

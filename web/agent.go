@@ -27,6 +27,8 @@ func (a *app) newRunner() (agent.Runner, error) {
 		GitHubToken:      a.cfg.GitHubToken,
 		GitHubAPIURL:     a.cfg.GitHubAPIURL,
 		BaseURL:          a.cfg.BaseURL,
+		ServerURL:        a.cfg.ServerURL,
+		WorkerToken:      a.cfg.WorkerToken,
 		DataDir:          a.cfg.DataDir,
 		Log:              a.log,
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/redis/go-redis/v9"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/tasks"
 )
@@ -123,6 +125,22 @@ func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err(
 func (a *app) requireRedis(ctx context.Context) error {
 	if err := a.rdb.Ping(ctx).Err(); err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot reach Redis at FOLIO_REDIS_URL=%s: %v", redactURL(a.cfg.RedisURL), err)}
+	}
+	return nil
+}
+
+// gitHooksDir holds the hooks of pushes over /git/ (handlers.GitHTTP).
+func (a *app) gitHooksDir() string { return filepath.Join(a.cfg.DataDir, "git-hooks") }
+
+// writeGitHooks writes the pre-receive hook that keeps remote workers'
+// pushes to folio/* branches.
+func (a *app) writeGitHooks() error {
+	dir := a.gitHooksDir()
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot create %s: %v", dir, err)}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(handlers.PreReceiveHook), 0o750); err != nil {
+		return &exitError{code: 1, msg: fmt.Sprintf("cannot write the git hook in %s: %v", dir, err)}
 	}
 	return nil
 }

@@ -11,9 +11,10 @@ import (
 )
 
 func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
-	fs := newFlags("analytics import", "analytics import --project ID [--format combined] FILE...", e)
+	fs := newFlags("analytics import", "analytics import --project ID [--format combined] [--source NAME] FILE...", e)
 	project := fs.String("project", "", "project `id` (required)")
 	format := fs.String("format", "combined", "log `format`: combined (nginx and Apache)")
+	source := fs.String("source", "", "the `name` of the server the logs come from: identical lines of two sources both count, re-importing one source's files stores nothing twice")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -41,7 +42,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	bar := newProgress(e, "import", size, "bytes")
 	total := analytics.ImportStats{Skipped: map[string]int{}}
 	for _, name := range files {
-		st, err := importFile(ctx, svc, *project, name, bar)
+		st, err := importFile(ctx, svc, *project, *source, name, bar)
 		total.Lines += st.Lines
 		total.Stored += st.Stored
 		for k, v := range st.Skipped {
@@ -64,13 +65,13 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 }
 
 // importFile imports one log, counting its bytes into bar.
-func importFile(ctx context.Context, svc *analytics.Service, project, name string, bar *progress) (analytics.ImportStats, error) {
+func importFile(ctx context.Context, svc *analytics.Service, project, source, name string, bar *progress) (analytics.ImportStats, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return analytics.ImportStats{}, err
 	}
 	defer f.Close()
-	return svc.ImportLog(ctx, project, progressReader{r: f, p: bar})
+	return svc.ImportLog(ctx, project, progressReader{r: f, p: bar}, source)
 }
 
 func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {

@@ -27,11 +27,17 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	}
 	defer a.Close()
 
-	var worker *asynq.Server
-	if a.cfg.Worker {
-		if worker, err = a.startWorker(ctx); err != nil {
-			return err
-		}
+	if !a.cfg.Worker {
+		// Agent runs are left to `folio worker`s; webhook deliveries and the
+		// sweep that recovers dead runs need this database, so they stay.
+		a.runner = nil
+	}
+	worker, err := a.startWorker(ctx)
+	if err != nil {
+		return err
+	}
+	if err := a.writeGitHooks(); err != nil {
+		return err
 	}
 
 	ln, err := net.Listen("tcp", a.cfg.Addr)
@@ -58,34 +64,12 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	err = srv.Shutdown(sctx)
-	if worker != nil {
-		worker.Shutdown()
-	}
+	worker.Shutdown()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	a.log.Info("stopped")
 	return err
-}
-
-func cmdWorker(ctx context.Context, args []string, e env) error {
-	fs := newFlags("worker", "worker", e)
-	if _, err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	a, err := openApp(ctx, e, true)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	worker, err := a.startWorker(ctx)
-	if err != nil {
-		return err
-	}
-	<-ctx.Done()
-	a.log.Info("shutting down: the worker takes no new tasks")
-	worker.Shutdown()
-	return nil
 }
 
 // preloadAnalytics loads the analytics index while serving starts, so the
@@ -103,15 +87,17 @@ func (a *app) preloadAnalytics(ctx context.Context) {
 
 // startWorker starts the Asynq worker; it stops taking tasks on Shutdown.
 func (a *app) startWorker(ctx context.Context) (*asynq.Server, error) {
-	if err := a.requireRedis(ctx); err != nil {
-		return nil, err
-	}
 	var queues []string
-	if a.runner == nil {
+	if a.runner != nil {
+		if err := a.requireRedis(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		// serve without agents starts while Redis is down (/readyz says so).
 		// Without a runner, agent runs stay queued (and jobs active) until a
 		// worker that has one picks them up.
 		queues = []string{tasks.QueueWebhooks, tasks.QueueDefault}
-		a.log.Warn("no agent runner is wired: agent jobs wait in the queue")
+		a.log.Info("this process runs no agent: agent jobs wait in the queue for a worker")
 	}
 	srv := tasks.NewWorker(a.rdb, a.log, max(4, 2*runtime.NumCPU()), queues...)
 	if err := srv.Start(a.taskHandlers()); err != nil {

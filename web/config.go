@@ -48,7 +48,14 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
+	// ServerURL, on a worker, is the serve it works for over the network
+	// (no database of its own); WorkerToken is the secret they share.
+	ServerURL   string
+	WorkerToken string
 }
+
+// minWorkerToken is the shortest FOLIO_WORKER_TOKEN accepted (CONTRACT §1).
+const minWorkerToken = 32
 
 // configError names the variable at fault; main prints it as one line.
 type configError struct {
@@ -157,6 +164,15 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
+	}
+	if c.ServerURL = strings.TrimRight(strings.TrimSpace(getenv("FOLIO_SERVER_URL")), "/"); c.ServerURL != "" {
+		if err := checkURL(c.ServerURL, "http", "https"); err != nil {
+			return c, &configError{"FOLIO_SERVER_URL", redactURL(c.ServerURL), err.Error()}
+		}
+	}
+	// Never echoed back: it is a secret.
+	if c.WorkerToken = strings.TrimSpace(getenv("FOLIO_WORKER_TOKEN")); c.WorkerToken != "" && len(c.WorkerToken) < minWorkerToken {
+		return c, fmt.Errorf("FOLIO_WORKER_TOKEN is too short (%d characters): want at least %d, for example from `openssl rand -hex 32`", len(c.WorkerToken), minWorkerToken)
 	}
 	switch c.LogFormat {
 	case "text", "json":

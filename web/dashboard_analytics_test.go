@@ -99,7 +99,7 @@ func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 	}
 	for id, want := range map[string]int{
 		"total-visitors": visitors.Totals.Total, "human-visitors": visitors.Totals.Human, "ai-visitors": visitors.Totals.AI,
-		"total-views": views.Totals.Total, "views-human": views.Totals.Human, "views-ai": views.Totals.AI,
+		"total-views": views.Totals.All(), "views-human": views.Totals.Human, "views-ai": views.Totals.AI,
 		"views-search": views.Totals.AISearch, "views-training": views.Totals.AITraining, "views-bots": views.Totals.Bots,
 	} {
 		if got := dataValue(t, page, id); got != want {

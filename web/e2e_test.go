@@ -38,7 +38,7 @@ func newDocsRepoIn(t testing.TB, root string) string {
 	t.Helper()
 	dir := filepath.Join(root, "docs")
 	files := map[string]string{
-		"docs.json":   `{"name":"Acme","navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
+		"docs.json":   `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
 		"index.mdx":   "---\ntitle: Welcome\n---\n\nHello.\n",
 		"AGENTS.md":   "Write in plain English.\n",
 		"notes/.keep": "",

@@ -29,7 +29,7 @@ Usage:
   folio key list --project ID
   folio key revoke --project ID KEY
   folio invite create --project ID --email E
-  folio analytics import --project ID [--format combined] FILE...
+  folio analytics import --project ID [--format combined] [--source NAME] FILE...
   folio analytics generate --project ID --views N
 
 Every command takes --help. Configuration comes from FOLIO_* environment

@@ -44,6 +44,7 @@ func (a *app) router() *mux.Router {
 		r.Handle("/webhooks/github", handlers.GitHubWebhook(a.cfg.GitHubWebhookSecret, a.jobs)).Methods(http.MethodPost) // caps its own body: deliveries reach 25 MiB
 	}
 
+	a.workerRoutes(r)
 	a.dashboardRoutes(r)
 
 	return r

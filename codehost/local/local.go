@@ -6,6 +6,7 @@ package local
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 type Host struct {
 	path    string
 	baseURL string
+	remote  *codehost.Remote // set when the repository is reached over serve's git HTTP
 }
 
 // New serves the repository at path; baseURL is FOLIO_BASE_URL, for links.
@@ -26,8 +28,30 @@ func New(path, baseURL string) *Host {
 	return &Host{path: path, baseURL: strings.TrimRight(baseURL, "/")}
 }
 
+// NewOverHTTP is the local repository of project as a worker on another
+// machine reaches it: through serve (serverURL, FOLIO_SERVER_URL) at
+// GitURL, with the worker token as the password (in git's environment,
+// never in the URL or argv). baseURL is serve's FOLIO_BASE_URL, so links
+// are the same as from a worker beside the repository.
+func NewOverHTTP(serverURL, projectID, token, baseURL string) *Host {
+	basic := base64.StdEncoding.EncodeToString([]byte("folio-worker:" + token))
+	return &Host{baseURL: strings.TrimRight(baseURL, "/"), remote: &codehost.Remote{
+		URL: GitURL(serverURL, projectID),
+		Env: git.AuthEnv("Authorization: Basic " + basic),
+	}}
+}
+
+// GitURL is where serve offers a project's local repository over git's
+// smart HTTP protocol (CONTRACT §7).
+func GitURL(baseURL, projectID string) string {
+	return strings.TrimRight(baseURL, "/") + "/git/" + url.PathEscape(projectID) + ".git"
+}
+
 // Remote is the repository itself, after checking it is one.
 func (h *Host) Remote(ctx context.Context) (codehost.Remote, error) {
+	if h.remote != nil {
+		return *h.remote, nil
+	}
 	if _, err := git.Run(ctx, h.path, nil, "rev-parse", "--git-dir"); err != nil {
 		return codehost.Remote{}, fmt.Errorf("local: %s is not a git repository: %w", h.path, err)
 	}
@@ -55,6 +79,36 @@ func Diff(ctx context.Context, repoPath, ref, branch string) (string, error) {
 	return out, nil
 }
 
+// MergedDiff is what a merge brought into the ref: the change of head
+// since it parted from base (the ref's head before the merge), as Diff
+// showed it before. Commits stay readable after the branch is deleted.
+func MergedDiff(ctx context.Context, repoPath, base, head string) (string, error) {
+	for _, c := range []string{base, head} {
+		if !isCommitID(c) {
+			return "", fmt.Errorf("local: %q is not a commit id", c)
+		}
+	}
+	out, err := git.Run(ctx, repoPath, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base+"..."+head, "--")
+	if err != nil {
+		return "", fmt.Errorf("local: unable to diff the merged %s against %s: %w", head, base, err)
+	}
+	return out, nil
+}
+
+// isCommitID reports whether s is a full hexadecimal object id (SHA-1 or
+// SHA-256), so it cannot be read as an option or a revision expression.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrMergeConflict means the branch and the ref changed the same lines.
 var ErrMergeConflict = errors.New("local: the branch conflicts with the ref")
 
@@ -63,6 +117,8 @@ type MergeResult struct {
 	Commit        string // the ref's new head
 	FastForward   bool
 	AlreadyMerged bool
+	Base          string // the ref's head before the merge
+	Head          string // the branch's tip that was merged
 }
 
 // Merge brings branch into ref: a fast-forward when ref has not moved,
@@ -84,9 +140,9 @@ func Merge(ctx context.Context, repoPath, ref, branch string) (MergeResult, erro
 		return MergeResult{}, fmt.Errorf("local: unable to find branch %s: %w", branch, err)
 	}
 	if _, err := run("merge-base", "--is-ancestor", tip, old); err == nil {
-		return MergeResult{Commit: old, AlreadyMerged: true}, nil
+		return MergeResult{Commit: old, AlreadyMerged: true, Base: old, Head: tip}, nil
 	}
-	res := MergeResult{Commit: tip, FastForward: true}
+	res := MergeResult{Commit: tip, FastForward: true, Base: old, Head: tip}
 	if _, err := run("merge-base", "--is-ancestor", old, tip); err != nil {
 		tree, err := run("merge-tree", "--write-tree", "--no-messages", old, tip)
 		if err != nil {
@@ -101,7 +157,7 @@ func Merge(ctx context.Context, repoPath, ref, branch string) (MergeResult, erro
 		if err != nil {
 			return MergeResult{}, fmt.Errorf("local: unable to write the merge commit: %w", err)
 		}
-		res = MergeResult{Commit: commit}
+		res = MergeResult{Commit: commit, Base: old, Head: tip}
 	}
 	bare, _ := run("rev-parse", "--is-bare-repository")
 	head, _ := run("symbolic-ref", "--quiet", "HEAD")

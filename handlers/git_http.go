@@ -1,0 +1,117 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/cgi"
+	"os/exec"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/db"
+)
+
+// GitProjects finds the project whose repository a git request is for.
+type GitProjects interface {
+	ProjectByID(ctx context.Context, id string) (db.Project, error)
+}
+
+// GitHTTP serves projects' local repositories over git's smart HTTP
+// protocol at /git/{projectId}.git, through git's own `git http-backend`
+// (CGI). A key of the project may clone and fetch (any user name, the key
+// as password); the worker token may also push, and only folio/* branches:
+// hooksDir's pre-receive hook refuses the rest. No one else may push.
+func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksDir string) http.Handler {
+	gitPath, lookErr := exec.LookPath("git")
+	lim := newWorkerLimiter()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := mux.Vars(r)["projectId"]
+		ip := clientIP(r)
+		if ok, _ := lim.failures.Allow(ip); !ok {
+			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many failed sign-ins; retry later."))
+			return
+		}
+		_, pass, hasAuth := r.BasicAuth()
+		if !hasAuth {
+			pass = workerSecret(r)
+		}
+		worker := token.Matches(pass)
+		if !worker {
+			key, err := keys.Authenticate(r.Context(), "Bearer "+pass)
+			switch {
+			case errors.Is(err, auth.ErrNoKey), errors.Is(err, auth.ErrMalformed), errors.Is(err, auth.ErrUnknownKey):
+				if pass != "" {
+					lim.failures.Fail(ip)
+				}
+				w.Header().Set("WWW-Authenticate", `Basic realm="folio", charset="UTF-8"`)
+				WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "Sign in with any user name and a key of the project as the password."))
+				return
+			case err != nil:
+				writeInternal(w, r, err)
+				return
+			case key.ProjectID != id:
+				WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Repository not found."))
+				return
+			}
+		}
+		push := strings.HasSuffix(r.URL.Path, "/git-receive-pack") || r.URL.Query().Get("service") == "git-receive-pack"
+		if push && !worker {
+			WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "Only Folio's workers may push to this repository."))
+			return
+		}
+		p, err := projects.ProjectByID(r.Context(), id)
+		if errors.Is(err, db.ErrNotFound) {
+			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Repository not found."))
+			return
+		} else if err != nil {
+			writeInternal(w, r, err)
+			return
+		}
+		kind, location, err := codehost.ParseRepository(p.Repository)
+		if err != nil || kind != codehost.KindLocal {
+			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "This project's repository is not served by Folio."))
+			return
+		}
+		if lookErr != nil {
+			writeInternal(w, r, lookErr)
+			return
+		}
+		// PATH_INFO is what follows the repository's URL; with the repository
+		// as GIT_PROJECT_ROOT, http-backend serves exactly that repository.
+		receive := "false"
+		if worker {
+			receive = "true"
+		}
+		h := &cgi.Handler{
+			Path: gitPath,
+			Args: []string{"http-backend"},
+			Root: "/git/" + id + ".git",
+			Env: []string{
+				"GIT_PROJECT_ROOT=" + location,
+				"GIT_HTTP_EXPORT_ALL=1",
+				"GIT_CONFIG_COUNT=3",
+				"GIT_CONFIG_KEY_0=http.receivepack", "GIT_CONFIG_VALUE_0=" + receive,
+				"GIT_CONFIG_KEY_1=core.hooksPath", "GIT_CONFIG_VALUE_1=" + hooksDir,
+				"GIT_CONFIG_KEY_2=http.getanyfile", "GIT_CONFIG_VALUE_2=false",
+			},
+			InheritEnv: []string{"HOME"},
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// PreReceiveHook is the hook GitHTTP's pushes run (in hooksDir, named
+// pre-receive): it refuses any ref but a folio/* branch.
+const PreReceiveHook = `#!/bin/sh
+# Written by Folio: pushes over /git/ may only touch folio/* branches.
+while read old new ref; do
+	case "$ref" in
+	refs/heads/folio/*) ;;
+	*) echo "folio: only folio/* branches may be pushed here, not $ref" >&2; exit 1 ;;
+	esac
+done
+`

@@ -1,0 +1,249 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/tasks"
+)
+
+// WorkerAPIPath is where serve answers remote workers: the internal API
+// behind RemoteStore, one POST per Store method, authorised by
+// FOLIO_WORKER_TOKEN. It is not part of the public API.
+const WorkerAPIPath = "/internal/worker/"
+
+// ErrWorkerToken means serve refused the worker token (or accepts none).
+var ErrWorkerToken = errors.New("serve refused the worker token")
+
+// The internal API's bodies: one request type per Store method.
+type (
+	// ServerInfo is serve's answer to a worker starting up.
+	ServerInfo struct {
+		BaseURL string `json:"baseUrl"` // FOLIO_BASE_URL, for the links a run hands out
+	}
+	ClaimRequest struct {
+		Run     tasks.AgentRun `json:"run"`
+		Owner   string         `json:"owner"`
+		LeaseMs int64          `json:"leaseMs"`
+	}
+	ClaimResponse struct {
+		OK  bool   `json:"ok"`
+		Job db.Job `json:"job"`
+	}
+	LeaseRequest struct {
+		JobID   string `json:"jobId"`
+		Owner   string `json:"owner"`
+		LeaseMs int64  `json:"leaseMs,omitempty"`
+	}
+	OKResponse struct {
+		OK bool `json:"ok"`
+	}
+	ProjectRequest struct {
+		ProjectID string `json:"projectId"`
+	}
+	HistoryRequest struct {
+		JobID string `json:"jobId"`
+		Turn  int    `json:"turn"`
+	}
+	MessageRequest struct {
+		JobID   string        `json:"jobId"`
+		Turn    int           `json:"turn"`
+		Owner   string        `json:"owner"`
+		Message agent.Message `json:"message"`
+	}
+	UsageRequest struct {
+		JobID  string `json:"jobId"`
+		Steps  int    `json:"steps"`
+		Tokens int64  `json:"tokens"`
+	}
+	FinishRequest struct {
+		JobID  string       `json:"jobId"`
+		Owner  string       `json:"owner"`
+		Result agent.Result `json:"result"`
+	}
+	FailRequest struct {
+		JobID   string `json:"jobId"`
+		Owner   string `json:"owner"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+)
+
+// ForWorker is the project as a remote worker may see it: without the
+// webhook's URL and secret, which only serve uses.
+func ForWorker(p db.Project) db.Project {
+	p.WebhookURL, p.WebhookSecret = "", ""
+	return p
+}
+
+// RemoteStore is the Store of a worker on another machine: each call is a
+// request to serve's internal API. The token is sent, never logged.
+type RemoteStore struct {
+	base   string
+	token  string
+	client *http.Client
+}
+
+var _ Store = (*RemoteStore)(nil)
+
+// NewRemoteStore talks to the serve at serverURL (FOLIO_SERVER_URL) with
+// token (FOLIO_WORKER_TOKEN); client nil means a 30 s timeout client.
+func NewRemoteStore(serverURL, token string, client *http.Client) *RemoteStore {
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	return &RemoteStore{base: strings.TrimRight(serverURL, "/") + WorkerAPIPath, token: token, client: client}
+}
+
+// Hello checks that serve answers and takes the token, and returns what the
+// worker needs to know of it. A worker calls it before taking any task.
+func (r *RemoteStore) Hello(ctx context.Context) (ServerInfo, error) {
+	var info ServerInfo
+	err := r.call(ctx, "hello", struct{}{}, &info)
+	return info, err
+}
+
+func (r *RemoteStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (db.Job, bool, error) {
+	var out ClaimResponse
+	err := r.call(ctx, "claim", ClaimRequest{Run: run, Owner: owner, LeaseMs: lease.Milliseconds()}, &out)
+	return out.Job, out.OK, err
+}
+
+func (r *RemoteStore) ExtendLease(ctx context.Context, jobID, owner string, lease time.Duration) (bool, error) {
+	var out OKResponse
+	err := r.call(ctx, "extend", LeaseRequest{JobID: jobID, Owner: owner, LeaseMs: lease.Milliseconds()}, &out)
+	return out.OK, err
+}
+
+func (r *RemoteStore) ReleaseRun(ctx context.Context, jobID, owner string) (bool, error) {
+	var out OKResponse
+	err := r.retry(ctx, "release", LeaseRequest{JobID: jobID, Owner: owner}, &out)
+	return out.OK, err
+}
+
+func (r *RemoteStore) Project(ctx context.Context, projectID string) (db.Project, error) {
+	var out db.Project
+	err := r.call(ctx, "project", ProjectRequest{ProjectID: projectID}, &out)
+	return out, err
+}
+
+func (r *RemoteStore) History(ctx context.Context, jobID string, turn int) ([]agent.Message, error) {
+	var out []agent.Message
+	err := r.call(ctx, "history", HistoryRequest{JobID: jobID, Turn: turn}, &out)
+	return out, err
+}
+
+func (r *RemoteStore) AddMessage(ctx context.Context, jobID string, turn int, owner string, m agent.Message) error {
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now()
+	}
+	return r.call(ctx, "message", MessageRequest{JobID: jobID, Turn: turn, Owner: owner, Message: m}, nil)
+}
+
+func (r *RemoteStore) AddUsage(ctx context.Context, jobID string, steps int, tokens int64) error {
+	return r.call(ctx, "usage", UsageRequest{JobID: jobID, Steps: steps, Tokens: tokens}, nil)
+}
+
+func (r *RemoteStore) FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error {
+	return r.retry(ctx, "finish", FinishRequest{JobID: jobID, Owner: owner, Result: res}, nil)
+}
+
+func (r *RemoteStore) FailRun(ctx context.Context, jobID, owner, code, message string) error {
+	return r.retry(ctx, "fail", FailRequest{JobID: jobID, Owner: owner, Code: code, Message: message}, nil)
+}
+
+// retry calls an operation that is safe to repeat (it only acts while
+// owner holds the job) a few times, so a blip on the network does not cost
+// a finished turn: without it the lease would lapse and the turn run again.
+func (r *RemoteStore) retry(ctx context.Context, op string, in, out any) error {
+	var err error
+	for i, wait := range []time.Duration{0, 200 * time.Millisecond, time.Second, 3 * time.Second} {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(wait):
+			}
+		}
+		if err = r.call(ctx, op, in, out); err == nil || !transient(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// statusError is serve's refusal of a call.
+type statusError struct {
+	op     string
+	status int
+	msg    string
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("jobs: serve answered %s with %d: %s", e.op, e.status, e.msg)
+}
+
+func (e *statusError) Is(target error) bool {
+	switch target {
+	case ErrWorkerToken:
+		return e.status == http.StatusUnauthorized
+	case db.ErrNotFound:
+		return e.status == http.StatusNotFound
+	}
+	return false
+}
+
+func transient(err error) bool {
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.status >= 500 || se.status == http.StatusTooManyRequests
+	}
+	return true // not answered at all
+}
+
+func (r *RemoteStore) call(ctx context.Context, op string, in, out any) error {
+	body, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("jobs: unable to encode %s: %w", op, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+op, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("jobs: unable to ask serve (%s): %w", op, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("jobs: unable to reach serve (%s): %w", op, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return fmt.Errorf("jobs: unable to read serve's answer to %s: %w", op, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = http.StatusText(resp.StatusCode)
+		}
+		return &statusError{op: op, status: resp.StatusCode, msg: e.Error}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("jobs: unable to decode serve's answer to %s: %w", op, err)
+	}
+	return nil
+}
