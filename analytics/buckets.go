@@ -3,7 +3,11 @@ package analytics
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // Unit is the length of a chart's buckets: a UTC day, a week (Monday to
@@ -108,9 +112,10 @@ func Buckets(from, to time.Time, u Unit) []Bucket {
 // ask for an unbounded amount of memory.
 const maxBuckets = 1200
 
-// Series is a range counted in one pass over its views: the visitors export
-// of the range, the distinct visitors of each bucket, and (when asked) the
-// totals of the period of the same length just before it.
+// Series is a range counted for a chart: the visitors export of the range
+// (one pass over its views), the distinct visitors of each bucket and (when
+// asked) the totals of the period of the same length just before it, both
+// unions of per-day visitor bitmaps.
 type Series struct {
 	Visitors Visitors
 	Unit     Unit
@@ -130,29 +135,138 @@ func (s *Service) VisitorSeries(ctx context.Context, projectID string, q Query, 
 		return Series{}, fmt.Errorf("analytics: %d buckets of a %s are too many for one series (at most %d)", n, u, maxBuckets)
 	}
 	out := Series{Visitors: Visitors{Visitors: []VisitorRow{}}, Unit: u, Buckets: Buckets(*q.From, *q.To, u)}
-	spec := seriesSpec{edges: make([]int64, 0, len(out.Buckets)+1)}
-	for _, b := range out.Buckets {
-		spec.edges = append(spec.edges, ceilMillis(b.From))
-	}
-	spec.edges = append(spec.edges, ceilMillis(*q.To))
 	if previous {
-		spec.prev = true
-		spec.prevFrom = ceilMillis(q.From.Add(-q.To.Sub(*q.From)))
 		out.Previous = &VisitorCounts{}
 	}
 	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		var counts []VisitorCounts
-		var prev VisitorCounts
-		out.Visitors, counts, prev = x.count(from, to, q, spec)
-		for i := range out.Buckets {
-			out.Buckets[i].VisitorCounts = counts[i]
-		}
+		out.Visitors = x.visitors(from, to, q)
+		// Buckets (and the previous period, last) shared among the cores;
+		// bitmaps are only read here.
+		n := len(out.Buckets)
 		if previous {
-			*out.Previous = prev
+			n++
 		}
+		workers := min(runtime.GOMAXPROCS(0), n)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < n; i += workers {
+					if i == len(out.Buckets) {
+						*out.Previous = x.between(ceilMillis(q.From.Add(-q.To.Sub(*q.From))), from)
+						continue
+					}
+					b := &out.Buckets[i]
+					b.VisitorCounts = x.between(ceilMillis(b.From), ceilMillis(b.To))
+				}
+			}()
+		}
+		wg.Wait()
 	})
 	return out, err
 }
+
+// between counts the distinct visitors of [from, to) (unix ms) as the
+// export would: the union of the whole UTC days inside, from their bitmaps,
+// and of the views in the parts of days at either end, found per path.
+func (x *index) between(from, to int64) VisitorCounts {
+	if from >= to {
+		return VisitorCounts{}
+	}
+	first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay) // whole days [first, end)
+	var h, a *roaring.Bitmap
+	if first < end {
+		var hs, as []*roaring.Bitmap
+		for d := first; d < end; d++ {
+			if dv := x.days[d]; dv != nil {
+				hs, as = append(hs, dv.visitors[Human]), append(as, dv.visitors[AI])
+			}
+		}
+		h, a = roaring.FastOr(hs...), roaring.FastOr(as...)
+		x.addViews(from, first*msPerDay, h, a)
+		x.addViews(end*msPerDay, to, h, a)
+	} else {
+		h, a = roaring.New(), roaring.New()
+		x.addViews(from, to, h, a)
+	}
+	return VisitorCounts{Human: int(h.GetCardinality()), AI: int(a.GetCardinality()), Total: int(h.OrCardinality(a))}
+}
+
+// addViews adds the visitors of every path's views in [from, to) to h and a.
+func (x *index) addViews(from, to int64, h, a *roaring.Bitmap) {
+	if from >= to {
+		return
+	}
+	for _, p := range x.paths {
+		lo, hi := span(p.at[Human], from, to)
+		h.AddMany(p.vis[Human][lo:hi])
+		lo, hi = span(p.at[AI], from, to)
+		a.AddMany(p.vis[AI][lo:hi])
+	}
+}
+
+// viewsBetween counts the page views of [from, to) (unix ms) by class, as
+// the views export's totals: whole days from their counts, the part-days
+// at either end per path.
+func (x *index) viewsBetween(from, to int64) ViewCounts {
+	var n [numClasses]int
+	add := func(from, to int64) {
+		if from >= to {
+			return
+		}
+		for _, p := range x.paths {
+			for c := range numClasses {
+				lo, hi := span(p.at[c], from, to)
+				n[c] += hi - lo
+			}
+		}
+	}
+	if first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay); first < end {
+		for d := first; d < end; d++ {
+			if dv := x.days[d]; dv != nil {
+				for c := range numClasses {
+					n[c] += dv.views[c]
+				}
+			}
+		}
+		add(from, first*msPerDay)
+		add(end*msPerDay, to)
+	} else {
+		add(from, to)
+	}
+	v := ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot]}
+	v.Total = v.Human + v.AI // as the views export: crawlers beside it, not in it
+	return v
+}
+
+// ViewTotals is the views export's totals for a bounded range, from the
+// per-day counts (without listing every path).
+func (s *Service) ViewTotals(ctx context.Context, projectID string, q Query) (ViewCounts, error) {
+	var out ViewCounts
+	if q.From == nil || q.To == nil {
+		return out, fmt.Errorf("analytics: view totals need a bounded range")
+	}
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) { out = x.viewsBetween(from, to) })
+	return out, err
+}
+
+// HasTraffic says whether the project has recorded any page view.
+func (s *Service) HasTraffic(ctx context.Context, projectID string) (bool, error) {
+	has := false
+	err := s.readIndex(ctx, projectID, Query{}, func(x *index, _, _ int64) { has = len(x.days) > 0 })
+	return has, err
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int64) int64 { return -floorDiv(-a, b) }
 
 // FirstView is the time of the project's earliest stored page view of any
 // class, and false when it has none.

@@ -2,6 +2,10 @@ package analytics
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,7 +46,10 @@ func TestSeriesEqualsBruteForceBucketByBucket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows, totals, _, _ := bruteForce(t, d, project, q)
+			rows, totals, _, views := bruteForce(t, d, project, q)
+			if vt, err := s.ViewTotals(context.Background(), project, q); err != nil || vt != views {
+				t.Errorf("view totals %+v (%v), brute force %+v", vt, err, views)
+			}
 			if got.Visitors.Totals != totals || export.Totals != totals {
 				t.Errorf("totals: series %+v, export %+v, brute force %+v", got.Visitors.Totals, export.Totals, totals)
 			}
@@ -135,5 +142,33 @@ func TestFirstView(t *testing.T) {
 	}
 	if got, ok, err := s.FirstView(context.Background(), project); !ok || err != nil || !got.Equal(at) {
 		t.Errorf("first view %v (%v, %v), want %v", got, ok, err, at)
+	}
+}
+
+// A page near the top is chosen by a heap, not a whole sort: it must be
+// the same rows as sorting all of them, hasMore included.
+func TestPageEqualsSortingEverything(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	cmp := func(a, b VisitorRow) int {
+		if a.Total != b.Total {
+			return b.Total - a.Total
+		}
+		return strings.Compare(a.Path, b.Path)
+	}
+	for _, n := range []int{0, 1, 7, 100, 5000} {
+		rows := make([]VisitorRow, n)
+		for i := range rows {
+			rows[i] = VisitorRow{Path: fmt.Sprintf("/p%d", i), VisitorCounts: VisitorCounts{Total: rnd.IntN(20)}}
+		}
+		sorted := slices.Clone(rows)
+		slices.SortFunc(sorted, cmp)
+		for _, q := range []Query{{Limit: 1}, {Limit: 25}, {Limit: 25, Offset: 25}, {Limit: 250, Offset: 10}, {Limit: 50, Offset: 4990}, {Limit: 3, Offset: 9000}} {
+			got, more := page(slices.Clone(rows), q, cmp)
+			lo := min(q.Offset, n)
+			hi := min(lo+q.Limit, n)
+			if !slices.Equal(got, sorted[lo:hi]) || more != (q.Offset+q.Limit < n) {
+				t.Errorf("%d rows, offset %d, limit %d: got %d rows (more %v), want rows %d–%d", n, q.Offset, q.Limit, len(got), more, lo, hi)
+			}
+		}
 	}
 }

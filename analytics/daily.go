@@ -115,25 +115,23 @@ type Report struct {
 	HasTraffic bool // the project has recorded a page view, in the range or not
 }
 
-// Report counts a bounded range for the dashboard, by buckets of u, in one
-// pass over the visitors' views (and binary searches for the view counts).
+// Report counts a bounded range for the dashboard: the visitors export in
+// one pass over the range's views, the buckets of u and the view totals
+// from per-day bitmaps and counts.
 func (s *Service) Report(ctx context.Context, projectID string, q Query, u Unit, previous bool) (Report, error) {
 	if q.From == nil || q.To == nil {
 		return Report{}, fmt.Errorf("analytics: a report needs a bounded range")
 	}
 	var r Report
-	views, err := s.Views(ctx, projectID, Query{From: q.From, To: q.To, Limit: 1})
-	if err != nil {
+	var err error
+	if r.Views, err = s.ViewTotals(ctx, projectID, q); err != nil {
 		return r, err
 	}
-	r.Views = views.Totals
 	r.HasTraffic = r.Views.All() > 0
 	if !r.HasTraffic {
-		ever, err := s.Views(ctx, projectID, Query{Limit: 1})
-		if err != nil {
+		if r.HasTraffic, err = s.HasTraffic(ctx, projectID); err != nil {
 			return r, err
 		}
-		r.HasTraffic = ever.Totals.All() > 0
 	}
 	if !r.HasTraffic {
 		r.Visitors = Visitors{Visitors: []VisitorRow{}}

@@ -15,6 +15,8 @@ type GenConfig struct {
 	Visitors int       // size of the visitor population (Zipf-distributed activity, so many return)
 	From, To time.Time // views are spread uniformly over [From, To)
 	Seed     uint64
+	// Progress, when set, is told how many views each stored batch added.
+	Progress func(stored int)
 }
 
 // Generator makes realistic synthetic traffic: Zipf-distributed paths,
@@ -164,6 +166,9 @@ func (s *Service) Generate(ctx context.Context, projectID string, cfg GenConfig)
 		if len(batch) == MaxBatch || !ok && len(batch) > 0 {
 			n, err := s.Record(ctx, projectID, batch)
 			stored += n
+			if cfg.Progress != nil {
+				cfg.Progress(n)
+			}
 			if err != nil {
 				return stored, err
 			}

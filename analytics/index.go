@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/folio-docs/folio/db"
 )
 
@@ -48,7 +50,19 @@ type index struct {
 	visitorIDs map[int64]uint32
 	nVisitors  int     // dense visitor ids given so far
 	unsorted   []int32 // paths whose views arrived out of time order
+	// days are each UTC day's traffic (key: unix ms / msPerDay), so a
+	// chart's buckets are unions of whole days, not sweeps over views.
+	days map[int64]*dayTraffic
 }
+
+// dayTraffic is one UTC day's distinct visitors (dense ids), human and AI,
+// and its page views by class.
+type dayTraffic struct {
+	visitors [2]*roaring.Bitmap
+	views    [numClasses]int
+}
+
+const msPerDay = 24 * 60 * 60 * 1000
 
 // pathViews are one path's views: times (unix ms) per class and, for the
 // visitor classes, the dense visitor id of each view.
@@ -60,7 +74,7 @@ type pathViews struct {
 }
 
 func newIndex(site int64) *index {
-	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk}
+	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, days: map[int64]*dayTraffic{}}
 }
 
 // loadChunk is how many view ids one read covers: a few MB of packed text.
@@ -225,6 +239,13 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 			x.unsorted = append(x.unsorted, pi)
 		}
 		p.at[c] = append(p.at[c], at)
+		day := floorDiv(at, msPerDay)
+		dv := x.days[day]
+		if dv == nil {
+			dv = &dayTraffic{visitors: [2]*roaring.Bitmap{roaring.New(), roaring.New()}}
+			x.days[day] = dv
+		}
+		dv.views[c]++
 		if Class(c).IsVisitor() {
 			vid := v.VisitorID[i]
 			if vid <= 0 {
@@ -249,6 +270,7 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 				}
 			}
 			p.vis[c] = append(p.vis[c], dense-1)
+			dv.visitors[c].Add(dense - 1)
 		}
 	}
 	x.lastView = upto

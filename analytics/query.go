@@ -188,58 +188,23 @@ func (s *Service) Visitors(ctx context.Context, projectID string, q Query) (Visi
 }
 
 func (x *index) visitors(from, to int64, q Query) Visitors {
-	v, _, _ := x.count(from, to, q, seriesSpec{})
-	return v
-}
-
-// seriesSpec asks count for more than the export: the distinct visitors of
-// each bucket [edges[b], edges[b+1]) of the range (edges[0] and the last
-// edge being its bounds, in ms), and with prev the totals of [prevFrom, edges[0]).
-type seriesSpec struct {
-	edges    []int64
-	prev     bool
-	prevFrom int64
-}
-
-// count is the visitors export of [from, to) and, in the same pass over each
-// path's views, the series sp asks for. Each worker counts its share of
-// paths with bitsets of its own: seen (cleared after each path), all (the
-// site totals), one a bucket and class, and the previous period's.
-func (x *index) count(from, to int64, q Query, sp seriesSpec) (Visitors, []VisitorCounts, VisitorCounts) {
 	out := Visitors{}
 	rows := make([]VisitorRow, len(x.paths))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
 	n := x.nVisitors
-	nb := max(0, len(sp.edges)-1)
-	type partial struct {
-		human, ai        bitset
-		bucketH, bucketA []bitset
-		prevH, prevA     bitset
-	}
+	type partial struct{ human, ai bitset }
 	parts := make([]partial, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// Each worker counts its share of paths with bitsets of its own:
+			// seen (cleared after each path) and all (the site totals).
 			seenH, seenA := newBitset(n), newBitset(n)
-			part := partial{human: newBitset(n), ai: newBitset(n)}
-			allH, allA := part.human, part.ai
-			for range nb {
-				part.bucketH = append(part.bucketH, newBitset(n))
-				part.bucketA = append(part.bucketA, newBitset(n))
-			}
-			if sp.prev {
-				part.prevH, part.prevA = newBitset(n), newBitset(n)
-			}
+			allH, allA := newBitset(n), newBitset(n)
 			for pi := w; pi < len(x.paths); pi += workers {
 				p := x.paths[pi]
-				if sp.prev {
-					lo, hi := span(p.at[Human], sp.prevFrom, from)
-					part.prevH.setAll(p.vis[Human][lo:hi])
-					lo, hi = span(p.at[AI], sp.prevFrom, from)
-					part.prevA.setAll(p.vis[AI][lo:hi])
-				}
 				hlo, hhi := span(p.at[Human], from, to)
 				alo, ahi := span(p.at[AI], from, to)
 				if hlo == hhi && alo == ahi {
@@ -271,64 +236,27 @@ func (x *index) count(from, to int64, q Query, sp seriesSpec) (Visitors, []Visit
 				for _, v := range av {
 					seenA.clear(v)
 				}
-				if nb > 0 {
-					byBucket(p.at[Human][hlo:hhi], hv, sp.edges, part.bucketH)
-					byBucket(p.at[AI][alo:ahi], av, sp.edges, part.bucketA)
-				}
 			}
-			parts[w] = part
+			parts[w] = partial{allH, allA}
 		}()
 	}
 	wg.Wait()
-	buckets := make([]VisitorCounts, nb)
-	var prev VisitorCounts
 	if workers > 0 {
-		p0 := parts[0]
+		h, a := parts[0].human, parts[0].ai
 		for _, p := range parts[1:] {
-			p0.human.or(p.human)
-			p0.ai.or(p.ai)
-			for b := range nb {
-				p0.bucketH[b].or(p.bucketH[b])
-				p0.bucketA[b].or(p.bucketA[b])
-			}
-			if sp.prev {
-				p0.prevH.or(p.prevH)
-				p0.prevA.or(p.prevA)
-			}
+			h.or(p.human)
+			a.or(p.ai)
 		}
-		out.Totals = countsOf(p0.human, p0.ai)
-		for b := range nb {
-			buckets[b] = countsOf(p0.bucketH[b], p0.bucketA[b])
-		}
-		if sp.prev {
-			prev = countsOf(p0.prevH, p0.prevA)
-		}
+		out.Totals = VisitorCounts{Human: h.count(), AI: a.count(), Total: h.unionCount(a)}
 	}
 	rows = slices.DeleteFunc(rows, func(r VisitorRow) bool { return r.Total == 0 })
-	slices.SortFunc(rows, func(a, b VisitorRow) int {
+	out.Visitors, out.HasMore = page(rows, q, func(a, b VisitorRow) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	out.Visitors, out.HasMore = page(rows, q)
-	return out, buckets, prev
-}
-
-// byBucket adds the visitors vis, seen at the sorted times at (all inside
-// the buckets' range), to the set of each one's bucket.
-func byBucket(at []int64, vis []uint32, edges []int64, sets []bitset) {
-	b := 0
-	for i, v := range vis {
-		for at[i] >= edges[b+1] {
-			b++
-		}
-		sets[b].set(v)
-	}
-}
-
-func countsOf(human, ai bitset) VisitorCounts {
-	return VisitorCounts{Human: human.count(), AI: ai.count(), Total: human.unionCount(ai)}
+	return out
 }
 
 // Views counts page views per path and overall, by class. Paths without a
@@ -358,21 +286,70 @@ func (x *index) views(from, to int64, q Query) Views {
 		t := &out.Totals
 		t.Human, t.AI, t.AISearch, t.AITraining, t.Bots, t.Total = t.Human+r.Human, t.AI+r.AI, t.AISearch+r.AISearch, t.AITraining+r.AITraining, t.Bots+r.Bots, t.Total+r.Total
 	}
-	slices.SortFunc(rows, func(a, b ViewRow) int {
+	out.Views, out.HasMore = page(rows, q, func(a, b ViewRow) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
-	out.Views, out.HasMore = page(rows, q)
 	return out
 }
 
-// page is the rows [offset, offset+limit) and whether rows lie beyond.
-func page[T any](rows []T, q Query) ([]T, bool) {
+// page is the rows [offset, offset+limit) in cmp's order and whether rows
+// lie beyond. A page near the top (the usual) keeps only the best
+// offset+limit rows in a heap instead of sorting them all: tens of
+// thousands of paths, 25 shown.
+func page[T any](rows []T, q Query, cmp func(a, b T) int) ([]T, bool) {
+	k := q.Offset + q.Limit
+	more := k < len(rows)
+	if k < len(rows)/8 {
+		rows = best(rows, k, cmp)
+	} else {
+		slices.SortFunc(rows, cmp)
+	}
 	lo := min(q.Offset, len(rows))
 	hi := min(lo+q.Limit, len(rows))
-	return slices.Clone(rows[lo:hi]), hi < len(rows)
+	return slices.Clone(rows[lo:hi]), more
+}
+
+// best is the first k of rows in cmp's order, sorted: a heap whose root
+// is the worst row kept.
+func best[T any](rows []T, k int, cmp func(a, b T) int) []T {
+	h := make([]T, 0, k)
+	for _, r := range rows {
+		if len(h) < k {
+			h = append(h, r)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if cmp(h[i], h[p]) <= 0 {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if k == 0 || cmp(r, h[0]) >= 0 {
+			continue
+		}
+		h[0] = r
+		for i := 0; ; {
+			w, l, rt := i, 2*i+1, 2*i+2
+			if l < k && cmp(h[l], h[w]) > 0 {
+				w = l
+			}
+			if rt < k && cmp(h[rt], h[w]) > 0 {
+				w = rt
+			}
+			if w == i {
+				break
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
 }
 
 // bitset is a set of dense visitor ids.
@@ -386,12 +363,6 @@ func (b bitset) set(v uint32) bool {
 	old := b[w]
 	b[w] = old | m
 	return old&m == 0
-}
-
-func (b bitset) setAll(vs []uint32) {
-	for _, v := range vs {
-		b[v/64] |= uint64(1) << (v % 64)
-	}
 }
 
 func (b bitset) has(v uint32) bool { return b[v/64]&(uint64(1)<<(v%64)) != 0 }

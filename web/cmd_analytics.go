@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/folio-docs/folio/analytics"
@@ -34,10 +32,17 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	total := analytics.ImportStats{Skipped: map[string]int{}}
-	start := time.Now()
+	// The bar counts the files' bytes on disk (compressed or not).
+	var size int64
 	for _, name := range files {
-		st, err := importFile(ctx, svc, *project, *source, name, e)
+		if info, err := os.Stat(name); err == nil {
+			size += info.Size()
+		}
+	}
+	bar := newProgress(e, "import", size, "bytes")
+	total := analytics.ImportStats{Skipped: map[string]int{}}
+	for _, name := range files {
+		st, err := importFile(ctx, svc, *project, *source, name, bar)
 		total.Lines += st.Lines
 		total.Stored += st.Stored
 		for k, v := range st.Skipped {
@@ -47,9 +52,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 			return fmt.Errorf("import %s: %w", name, err)
 		}
 	}
-	elapsed := time.Since(start)
-	fmt.Fprintf(e.stderr, "%d lines read, %d page views stored, %d skipped in %s (%.0f lines/s)\n",
-		total.Lines, total.Stored, total.Lines-total.Stored, elapsed.Round(time.Millisecond), float64(total.Lines)/max(elapsed.Seconds(), 1e-9))
+	bar.finish(fmt.Sprintf("%d lines read, %d page views stored, %d skipped", total.Lines, total.Stored, total.Lines-total.Stored), int64(total.Lines), "lines")
 	reasons := make([]string, 0, len(total.Skipped))
 	for k := range total.Skipped {
 		reasons = append(reasons, k)
@@ -61,61 +64,14 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	return nil
 }
 
-// importFile imports one log, drawing a progress bar on stderr when stderr
-// is a terminal.
-func importFile(ctx context.Context, svc *analytics.Service, project, source, name string, e env) (analytics.ImportStats, error) {
+// importFile imports one log, counting its bytes into bar.
+func importFile(ctx context.Context, svc *analytics.Service, project, source, name string, bar *progress) (analytics.ImportStats, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return analytics.ImportStats{}, err
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if term, ok := e.stderr.(*os.File); ok && isTerminal(term) {
-		if info, err := f.Stat(); err == nil && info.Size() > 0 {
-			p := &progressReader{r: f, size: info.Size(), name: name, out: term}
-			defer p.done()
-			r = p
-		}
-	}
-	return svc.ImportLog(ctx, project, r, source)
-}
-
-func isTerminal(f *os.File) bool {
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
-}
-
-// progressReader draws how much of a file has been read (of its bytes on
-// disk, compressed or not), at most ten times a second.
-type progressReader struct {
-	r     io.Reader
-	size  int64
-	read  int64
-	name  string
-	out   io.Writer
-	drawn time.Time
-}
-
-func (p *progressReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	p.read += int64(n)
-	if time.Since(p.drawn) > 100*time.Millisecond {
-		p.draw()
-	}
-	return n, err
-}
-
-func (p *progressReader) draw() {
-	const width = 30
-	frac := float64(p.read) / float64(p.size)
-	fill := int(frac * width)
-	fmt.Fprintf(p.out, "\r%s [%s%s] %3.0f%%", p.name, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), 100*frac)
-	p.drawn = time.Now()
-}
-
-func (p *progressReader) done() {
-	p.draw()
-	fmt.Fprintln(p.out)
+	return svc.ImportLog(ctx, project, progressReader{r: f, p: bar}, source)
 }
 
 func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
@@ -148,12 +104,13 @@ func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
 	if *visitors == 0 {
 		cfg.Visitors = max(10, *views/10)
 	}
-	start := time.Now()
+	bar := newProgress(e, "generate", int64(cfg.Views), "views")
+	cfg.Progress = func(stored int) { bar.add(int64(stored)) }
 	n, err := svc.Generate(ctx, *project, cfg)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "%d page views generated in %s\n", n, time.Since(start).Round(time.Millisecond))
+	bar.finish(fmt.Sprintf("%d page views generated", n), int64(n), "views")
 	return nil
 }
 
