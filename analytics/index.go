@@ -42,8 +42,12 @@ type index struct {
 	// by database id cost a fraction of maps when loading millions of views.
 	pathOf    []int32
 	visitorOf []uint32
-	nVisitors int     // dense visitor ids given so far
-	unsorted  []int32 // paths whose views arrived out of time order
+	// visitorIDs maps the visitor ids too large for visitorOf: views store
+	// a visitor's 63-bit hash as its id (older views, small ids from a
+	// dictionary table, stay in the slice).
+	visitorIDs map[int64]uint32
+	nVisitors  int     // dense visitor ids given so far
+	unsorted   []int32 // paths whose views arrived out of time order
 }
 
 // pathViews are one path's views: times (unix ms) per class and, for the
@@ -226,12 +230,23 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 			if vid <= 0 {
 				return fmt.Errorf("analytics: a page view names visitor %d", vid)
 			}
-			x.visitorOf = grow(x.visitorOf, vid)
-			dense := x.visitorOf[vid]
-			if dense == 0 {
-				x.nVisitors++
-				dense = uint32(x.nVisitors)
-				x.visitorOf[vid] = dense
+			var dense uint32
+			if vid < smallVisitorIDs {
+				x.visitorOf = grow(x.visitorOf, vid)
+				if dense = x.visitorOf[vid]; dense == 0 {
+					x.nVisitors++
+					dense = uint32(x.nVisitors)
+					x.visitorOf[vid] = dense
+				}
+			} else {
+				if x.visitorIDs == nil {
+					x.visitorIDs = map[int64]uint32{}
+				}
+				if dense = x.visitorIDs[vid]; dense == 0 {
+					x.nVisitors++
+					dense = uint32(x.nVisitors)
+					x.visitorIDs[vid] = dense
+				}
 			}
 			p.vis[c] = append(p.vis[c], dense-1)
 		}
@@ -257,6 +272,10 @@ func (x *index) sortUnsorted() {
 	wg.Wait()
 	x.unsorted = x.unsorted[:0]
 }
+
+// smallVisitorIDs bounds the visitor ids kept in a slice (ids of the former
+// visitors dictionary); hashes are far above it.
+const smallVisitorIDs = 1 << 26
 
 // grow makes s long enough to hold index i, doubling so growth is cheap.
 func grow[T any](s []T, i int64) []T {

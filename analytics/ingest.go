@@ -178,7 +178,7 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 	verdicts := map[string]uaVerdict{}
 	macs := map[int64]hash.Hash{}
 	for i, e := range events {
-		key, err := s.visitorKey(ctx, projectID, e, macs)
+		vid, err := s.visitorID(ctx, projectID, e, macs)
 		if err != nil {
 			return 0, false, err
 		}
@@ -188,7 +188,7 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 			verdicts[e.UserAgent] = verdict
 		}
 		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
-		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorKey: key, Class: uint8(class), LineHash: e.LineHash}
+		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash}
 	}
 	var eb *db.EventBatch
 	if batch != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
@@ -57,12 +58,24 @@ type JobView struct {
 	FollowUp  string // the follow-up box's text, kept when it is refused
 	Error     string // why the follow-up, archive or cancel was refused
 	Now       time.Time
+	// Summary is the agent's final answer of its latest finished turn, and
+	// Problems what the checks still found then (CONTRACT §2); empty
+	// before a turn ends.
+	Summary  string
+	Problems []agent.Problem
+}
+
+// NoChanges reports whether the job finished its turn without changing a
+// file: it is completed and has no pull request.
+func (v JobView) NoChanges() bool {
+	return v.Job.Status == db.JobCompleted && v.Job.PRLink == "" && v.Job.MergedAt == nil
 }
 
 // ChangesView is the local review page of a job's branch.
 type ChangesView struct {
 	ProjectID string
 	Job       db.Job
+	Merged    bool   // Files is what Folio merged into the ref (Job.MergedAt is set)
 	Local     bool   // the repository is on this machine; otherwise PR links to GitHub
 	PR        string // the pull request on GitHub
 	Files     []DiffFile
@@ -267,6 +280,55 @@ func statusLabel(status string) string {
 		return "running"
 	}
 	return status
+}
+
+// JobMerged is the state pages show for a job whose branch Folio merged:
+// archived, as the API says, but told apart from a job merely put away.
+const JobMerged = "merged"
+
+// jobState is the state a page shows for j: its status, or JobMerged.
+func jobState(j db.Job) string {
+	if j.MergedAt != nil {
+		return JobMerged
+	}
+	return j.Status
+}
+
+// prNumber reads the number of a GitHub pull request's URL
+// (https://github.com/o/r/pull/12), or "" when it is not one.
+func prNumber(link string) string {
+	_, n, ok := strings.Cut(link, "/pull/")
+	n = strings.TrimSuffix(n, "/")
+	if !ok || n == "" || strings.Trim(n, "0123456789") != "" {
+		return ""
+	}
+	return n
+}
+
+// prLabel names the link to a job's change in words: Folio's own review
+// page of a local repository, or the pull request by its number.
+func prLabel(j db.Job, link string) string {
+	if kind, _, _ := codehost.ParseRepository(j.Repository); kind == codehost.KindLocal {
+		if j.MergedAt != nil {
+			return "Merged changes"
+		}
+		return "Review changes"
+	}
+	if n := prNumber(link); n != "" {
+		return "Pull request #" + n
+	}
+	return "Pull request"
+}
+
+// problemPlace is where a problem is: path, and line and column if known.
+func problemPlace(p agent.Problem) string {
+	switch {
+	case p.Line > 0 && p.Column > 0:
+		return fmt.Sprintf("%s:%d:%d", p.Path, p.Line, p.Column)
+	case p.Line > 0:
+		return fmt.Sprintf("%s:%d", p.Path, p.Line)
+	}
+	return p.Path
 }
 
 func shortSHA(s string) string {

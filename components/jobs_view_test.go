@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
 )
 
@@ -77,5 +79,76 @@ func TestDiffIsEscaped(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `id="merge"`) {
 		t.Error("a completed local job's review page offers no merge")
+	}
+}
+
+func TestPullRequestLabel(t *testing.T) {
+	merged := time.Now()
+	for _, c := range []struct {
+		name string
+		job  db.Job
+		link string
+		want string
+	}{
+		{"local", db.Job{Repository: "/srv/docs"}, "https://folio.example/projects/p/jobs/j/changes", "Review changes"},
+		{"local, merged", db.Job{Repository: "/srv/docs", MergedAt: &merged}, "https://folio.example/projects/p/jobs/j/changes", "Merged changes"},
+		{"GitHub", db.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/pull/12", "Pull request #12"},
+		{"GitHub Enterprise", db.Job{Repository: "acme/docs"}, "https://git.acme.example/acme/docs/pull/7/", "Pull request #7"},
+		{"not a pull request URL", db.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/compare/main...folio/j", "Pull request"},
+		{"pull path with junk", db.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/pull/12/files", "Pull request"},
+	} {
+		if got := prLabel(c.job, c.link); got != c.want {
+			t.Errorf("%s: prLabel(%q) = %q, want %q", c.name, c.link, got, c.want)
+		}
+	}
+}
+
+func renderJob(t *testing.T, v JobView) string {
+	t.Helper()
+	var b strings.Builder
+	if err := JobLive(v).Render(context.Background(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestJobPageShowsSummaryAndProblems(t *testing.T) {
+	v := JobView{ProjectID: "p", Job: db.Job{ID: "j", Status: db.JobCompleted, Repository: "acme/docs", Ref: "main",
+		PRLink: "https://github.com/acme/docs/pull/3"}, Now: time.Now(),
+		Summary: "Added a page on <rotating> keys.",
+		Problems: []agent.Problem{
+			{Path: "keys.mdx", Line: 4, Column: 2, Severity: agent.SeverityError, Message: "Unclosed <Note> tag."},
+			{Path: "docs.json", Severity: agent.SeverityWarning, Message: "keys is not in the navigation."},
+		}}
+	page := renderJob(t, v)
+	for _, want := range []string{`class="job-summary">Added a page on &lt;rotating&gt; keys.</p>`, "Problems left", "keys.mdx:4:2", "Unclosed &lt;Note&gt; tag.",
+		`class="badge badge-warning"`, "docs.json</code>", "Pull request #3"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the job page lacks %q:\n%s", want, page)
+		}
+	}
+	v.Problems = []agent.Problem{}
+	if page := renderJob(t, v); !strings.Contains(page, "The checks found no problem.") {
+		t.Error("a clean turn does not say its checks found nothing")
+	}
+	v.Summary, v.Problems = "", nil
+	if page := renderJob(t, v); strings.Contains(page, "job-outcome") {
+		t.Error("a job without a finished turn shows an empty summary")
+	}
+}
+
+func TestNoChangesNote(t *testing.T) {
+	quiet := JobView{ProjectID: "p", Job: db.Job{ID: "j", Status: db.JobCompleted, Repository: "/srv/docs", Ref: "main"}, Now: time.Now()}
+	if page := renderJob(t, quiet); !strings.Contains(page, "job-no-changes") {
+		t.Error("a completed job without a pull request has no \"no changes\" note")
+	}
+	changed := quiet
+	changed.Job.PRLink = "http://folio.test/projects/p/jobs/j/changes"
+	active := quiet
+	active.Job.Status = db.JobActive
+	for _, v := range []JobView{changed, active} {
+		if page := renderJob(t, v); strings.Contains(page, "job-no-changes") {
+			t.Errorf("a %s job with prLink %q says it changed nothing", v.Job.Status, v.Job.PRLink)
+		}
 	}
 }

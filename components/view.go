@@ -40,6 +40,7 @@ type LoginView struct {
 	Error      string
 	CanSignUp  bool
 	RetryAfter time.Duration
+	Expired    bool // a form was posted after the session expired; it is kept
 }
 
 // SignupView is the sign-up form, or why there is none.

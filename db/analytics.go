@@ -22,23 +22,26 @@ type PageView struct {
 	Class     uint8
 }
 
-// NewPageView is a page view to store. LineHash, when set, names the log
-// line it came from: a line already imported into the site is skipped.
+// NewPageView is a page view to store. VisitorID is the visitor's keyed
+// hash as a positive number (see analytics.idOf), stored as it is: a dictionary of
+// visitors (a unique index of random keys) cost more than all the rest of
+// ingest when every visitor is new, as each is once a UTC day. LineHash,
+// when set, names the log line it came from: a line already imported into
+// the site is skipped.
 type NewPageView struct {
-	At         int64 // unix milliseconds
-	Path       string
-	VisitorKey [16]byte
-	Class      uint8
-	LineHash   []byte
+	At        int64 // unix milliseconds
+	Path      string
+	VisitorID int64
+	Class     uint8
+	LineHash  []byte
 }
 
-// AnalyticsDict caches a site's dictionary ids (path and visitor key → id)
-// so ingest does not look them up for every view. Ids never change once
-// assigned, so a cache can only be incomplete, never wrong.
+// AnalyticsDict caches a site's path ids (path → id) so ingest does not
+// look them up for every view. Ids never change once assigned, so a cache
+// can only be incomplete, never wrong.
 type AnalyticsDict struct {
-	mu       sync.Mutex
-	paths    map[string]int64
-	visitors map[[16]byte]int64
+	mu    sync.Mutex
+	paths map[string]int64
 	// insertViews is the full-size multi-row views INSERT, prepared once:
 	// parsing it for every batch cost as much as running it.
 	insertViews *sql.Stmt
@@ -46,7 +49,7 @@ type AnalyticsDict struct {
 
 // NewAnalyticsDict returns an empty cache for one site.
 func NewAnalyticsDict() *AnalyticsDict {
-	return &AnalyticsDict{paths: map[string]int64{}, visitors: map[[16]byte]int64{}}
+	return &AnalyticsDict{paths: map[string]int64{}}
 }
 
 // AnalyticsSite returns the site id of a project, creating it on first use.
@@ -116,8 +119,8 @@ var ErrIdempotencyConflict = fmt.Errorf("idempotency key reused with another req
 // InsertPageViews stores views for a site in one transaction and returns how
 // many were stored (views whose log line was imported before are skipped).
 // Everything is written with multi-row statements: the batch's imported-line
-// hashes, its paths and visitors missing from the cache (each distinct one
-// once), then the views. Either all of it commits or none.
+// hashes, its paths missing from the cache (each distinct one once), then
+// the views. Either all of it commits or none.
 func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView) (int, error) {
 	n, _, err := d.InsertPageViewsOnce(ctx, siteID, dict, views, nil)
 	return n, err
@@ -130,7 +133,6 @@ func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsD
 // ErrIdempotencyConflict. The check and the insert are one transaction.
 func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
 	newPaths := map[string]int64{}
-	newVisitors := map[[16]byte]int64{}
 	// Prepared outside the transaction: the writer has one connection.
 	insertViews, err := dict.prepareInsertViews(ctx, d)
 	if err != nil {
@@ -176,7 +178,6 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 			return true
 		}
 		var paths []string
-		var visitors [][16]byte
 		use := make([]bool, len(views))
 		for i := range views {
 			v := &views[i]
@@ -189,21 +190,10 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 					paths = append(paths, v.Path)
 				}
 			}
-			if _, ok := dict.visitors[v.VisitorKey]; !ok {
-				if _, ok := newVisitors[v.VisitorKey]; !ok {
-					newVisitors[v.VisitorKey] = 0
-					visitors = append(visitors, v.VisitorKey)
-				}
-			}
 		}
 		if err := upsertDict(ctx, tx, `/* DB.InsertPageViews */ INSERT INTO analytics_paths (site_id, path) VALUES `,
 			` ON CONFLICT (site_id, path) DO UPDATE SET path = excluded.path RETURNING id, path`,
 			siteID, paths, func(p string) any { return p }, func(id int64, raw []byte) { newPaths[string(raw)] = id }); err != nil {
-			return err
-		}
-		if err := upsertDict(ctx, tx, `/* DB.InsertPageViews */ INSERT INTO analytics_visitors (site_id, key) VALUES `,
-			` ON CONFLICT (site_id, key) DO UPDATE SET key = excluded.key RETURNING id, key`,
-			siteID, visitors, func(k [16]byte) any { return k[:] }, func(id int64, raw []byte) { newVisitors[[16]byte(raw)] = id }); err != nil {
 			return err
 		}
 		rows := make([]any, 0, 5*rowsPerInsert)
@@ -229,14 +219,10 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 			if !ok {
 				pathID = newPaths[v.Path]
 			}
-			visitorID, ok := dict.visitors[v.VisitorKey]
-			if !ok {
-				visitorID = newVisitors[v.VisitorKey]
+			if pathID == 0 || v.VisitorID <= 0 {
+				return fmt.Errorf("no dictionary id for path %q or no visitor id", v.Path)
 			}
-			if pathID == 0 || visitorID == 0 {
-				return fmt.Errorf("no dictionary id for path %q or a visitor", v.Path)
-			}
-			rows = append(rows, siteID, v.At, pathID, visitorID, v.Class)
+			rows = append(rows, siteID, v.At, pathID, v.VisitorID, v.Class)
 			stored++
 			if len(rows) == 5*rowsPerInsert {
 				if err := flush(); err != nil {
@@ -272,9 +258,6 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 	dict.mu.Lock()
 	for p, id := range newPaths {
 		dict.paths[p] = id
-	}
-	for k, id := range newVisitors {
-		dict.visitors[k] = id
 	}
 	dict.mu.Unlock()
 	return stored, false, nil

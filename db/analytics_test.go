@@ -24,12 +24,12 @@ func TestInsertPageViewsBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := func(b byte) [16]byte { return [16]byte{b} }
+	key := func(b byte) int64 { return int64(b) << 40 }
 	first := []db.NewPageView{
-		{At: 1000, Path: "/a", VisitorKey: key(1), Class: 0, LineHash: []byte("line-1")},
-		{At: 1001, Path: "/a", VisitorKey: key(1), Class: 0, LineHash: []byte("line-1")},
-		{At: 1002, Path: "/b", VisitorKey: key(2), Class: 1, LineHash: []byte("line-2")},
-		{At: -5, Path: "/b", VisitorKey: key(2), Class: 4},
+		{At: 1000, Path: "/a", VisitorID: key(1), Class: 0, LineHash: []byte("line-1")},
+		{At: 1001, Path: "/a", VisitorID: key(1), Class: 0, LineHash: []byte("line-1")},
+		{At: 1002, Path: "/b", VisitorID: key(2), Class: 1, LineHash: []byte("line-2")},
+		{At: -5, Path: "/b", VisitorID: key(2), Class: 4},
 	}
 	n, err := d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), first)
 	if err != nil || n != 3 {
@@ -37,9 +37,9 @@ func TestInsertPageViewsBatches(t *testing.T) {
 	}
 	// A cold cache, as another process or a restart has: the entries exist.
 	second := []db.NewPageView{
-		{At: 2000, Path: "/b", VisitorKey: key(2), Class: 1, LineHash: []byte("line-2")},
-		{At: 2001, Path: "/b", VisitorKey: key(2), Class: 1},
-		{At: 2002, Path: "/c", VisitorKey: key(3), Class: 2},
+		{At: 2000, Path: "/b", VisitorID: key(2), Class: 1, LineHash: []byte("line-2")},
+		{At: 2001, Path: "/b", VisitorID: key(2), Class: 1},
+		{At: 2002, Path: "/c", VisitorID: key(3), Class: 2},
 	}
 	n, err = d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), second)
 	if err != nil || n != 2 {

@@ -47,20 +47,27 @@ type Job struct {
 	ArchivedAt   *time.Time
 	Steps        int   // model calls of all runs
 	Tokens       int64 // tokens of all runs
+	// MergedAt is set when Folio merged the job's branch into its ref;
+	// MergeBase..MergeHead (the ref's head before, the branch's tip) is
+	// what was merged.
+	MergedAt  *time.Time
+	MergeBase string
+	MergeHead string
 }
 
 const jobColumns = `id, project_id, status, repository, ref, model, branch, pr_link, error_code, error_message,
-	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at, steps, tokens`
+	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at, steps, tokens,
+	merged_at, merge_base, merge_head`
 
 func scanJob(s scanner) (Job, error) {
 	var j Job
 	var created, updated int64
-	var lease, archived sql.NullInt64
+	var lease, archived, merged sql.NullInt64
 	err := s.Scan(&j.ID, &j.ProjectID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink,
 		&j.ErrorCode, &j.ErrorMessage, &j.Turn, &j.Recovery, &j.Attempts, &j.LeaseOwner, &lease,
-		&created, &updated, &archived, &j.Steps, &j.Tokens)
+		&created, &updated, &archived, &j.Steps, &j.Tokens, &merged, &j.MergeBase, &j.MergeHead)
 	j.CreatedAt, j.UpdatedAt = fromMillis(created), fromMillis(updated)
-	j.LeaseUntil, j.ArchivedAt = fromNullMillis(lease), fromNullMillis(archived)
+	j.LeaseUntil, j.ArchivedAt, j.MergedAt = fromNullMillis(lease), fromNullMillis(archived), fromNullMillis(merged)
 	return j, err
 }
 
@@ -310,6 +317,25 @@ func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string) (j 
 
 // ArchiveJob archives a job in any state but archived (ErrJobArchived).
 func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) {
+	return d.archiveJob(ctx, projectID, id, nil)
+}
+
+// JobMerge is what merging a job's branch did: the ref's head before the
+// merge and the branch's tip that was merged.
+type JobMerge struct {
+	Base string
+	Head string
+}
+
+// ArchiveMergedJob archives a job whose branch was merged into its ref and
+// records the merge, in one transaction, so a merged job is never left
+// unarchived nor archived without its merge. A job already archived gives
+// ErrJobArchived and is left as it is.
+func (d *DB) ArchiveMergedJob(ctx context.Context, projectID, id string, m JobMerge) (Job, error) {
+	return d.archiveJob(ctx, projectID, id, &m)
+}
+
+func (d *DB) archiveJob(ctx context.Context, projectID, id string, m *JobMerge) (Job, error) {
 	var j Job
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -325,6 +351,14 @@ func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) 
 			UPDATE jobs SET status = 'archived', archived_at = ?, updated_at = ?, lease_owner = '', lease_until = NULL WHERE id = ?`,
 			millis(t), millis(t), j.ID); err != nil {
 			return err
+		}
+		if m != nil {
+			j.MergedAt, j.MergeBase, j.MergeHead = &t, m.Base, m.Head
+			if _, err := tx.ExecContext(ctx, `/* DB.ArchiveMergedJob */
+				UPDATE jobs SET merged_at = ?, merge_base = ?, merge_head = ? WHERE id = ?`,
+				millis(t), m.Base, m.Head, j.ID); err != nil {
+				return err
+			}
 		}
 		return dropQueuedPrompts(ctx, tx, j)
 	})

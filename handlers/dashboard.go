@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -116,6 +117,10 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, c
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	if err := c.Render(r.Context(), w); err != nil {
+		if clientGone(r) {
+			logClientGone(r, err)
+			return
+		}
 		logger(r.Context()).Error("render page", "request_id", RequestID(r.Context()), "path", r.URL.Path, "err", err)
 	}
 }
@@ -146,10 +151,18 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 }
 
 // pageError renders an error page; a 500 logs its cause and shows only the
-// request id.
+// request id. A failure met because the client went away is a 400.
 func (d *Dashboard) pageError(w http.ResponseWriter, r *http.Request, status int, err error) {
+	if status >= 500 && clientGone(r) {
+		logClientGone(r, err)
+		status = http.StatusBadRequest
+	}
 	v := components.ErrorView{Status: status}
 	switch status {
+	case http.StatusBadRequest:
+		v.Title, v.Message = "Incomplete request", "The form did not arrive in full. Go back and submit it again."
+	case http.StatusRequestEntityTooLarge:
+		v.Title, v.Message = "Form too large", fmt.Sprintf("A form may carry at most %d bytes.", MaxBodyBytes)
 	case http.StatusNotFound:
 		v.Title, v.Message = "Page not found", "There is nothing here, or it belongs to a project you are not a member of."
 	case http.StatusForbidden:

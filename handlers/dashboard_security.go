@@ -1,6 +1,9 @@
 package handlers
 
 import (
+	"bytes"
+	"io"
+	"mime"
 	"net/http"
 	"strings"
 )
@@ -10,9 +13,10 @@ import (
 const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
 	"frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-// Protect guards every page: browser security headers, and refusal of
+// Protect guards every page: browser security headers, refusal of
 // state-changing requests from other sites (http.CrossOriginProtection
-// checks Sec-Fetch-Site, or Origin against Host, without tokens).
+// checks Sec-Fetch-Site, or Origin against Host, without tokens), and a
+// posted form read whole before any handler looks at it.
 func (d *Dashboard) Protect(next http.Handler) http.Handler {
 	return d.csrf.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -20,8 +24,34 @@ func (d *Dashboard) Protect(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "same-origin")
+		if e := parseForm(r); e != nil {
+			d.pageError(w, r, e.Status, nil)
+			return
+		}
 		next.ServeHTTP(w, r)
 	}))
+}
+
+// parseForm is the one reader of posted forms. r.PostFormValue would
+// ignore a body cut short and carry on with the part that arrived; here
+// that is a 400 (and a form too large a 413), before any handler runs.
+func parseForm(r *http.Request) *Error {
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return nil
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
+		data, e := readBody(r, MaxBodyBytes)
+		if e != nil {
+			return e
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+	}
+	if err := r.ParseForm(); err != nil {
+		return Invalid("The form is malformed: " + err.Error())
+	}
+	return nil
 }
 
 func (d *Dashboard) crossOriginRefused(w http.ResponseWriter, r *http.Request) {

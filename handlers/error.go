@@ -4,7 +4,10 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 )
 
@@ -55,12 +58,19 @@ func InvalidField(field, message string) *Error {
 	return Invalid(message, FieldError{Field: field, Message: message})
 }
 
-// WriteError is the one writer of error responses.
+// WriteError is the one writer of error responses. A server error met
+// because the client went away is the client's: a 400, never a 5xx.
 func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
+	if e.Status >= 500 && clientGone(r) {
+		logClientGone(r, errors.New(e.Message))
+		e = errClientGone()
+	}
 	h := w.Header()
 	switch e.Status {
 	case http.StatusUnauthorized:
-		h.Set("WWW-Authenticate", `Bearer realm="folio"`)
+		if h.Get("WWW-Authenticate") == "" { // git's door asks for Basic
+			h.Set("WWW-Authenticate", `Bearer realm="folio"`)
+		}
 	case http.StatusInternalServerError:
 		e.RequestID = RequestID(r.Context())
 	}
@@ -70,7 +80,50 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 // writeInternal answers 500 without internals and logs the cause with the
 // request id so an operator can find it.
 func writeInternal(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r) {
+		logClientGone(r, err)
+		WriteError(w, r, errClientGone())
+		return
+	}
 	id := RequestID(r.Context())
 	logger(r.Context()).Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 	WriteError(w, r, NewError(http.StatusInternalServerError, CodeInternal, "Internal server error; quote request id %s when reporting it.", id))
+}
+
+// clientGone reports whether the client has gone away: net/http cancels a
+// request's context when its connection closes, so whatever failed after
+// that failed for want of a client, not through a fault of the server.
+func clientGone(r *http.Request) bool {
+	return errors.Is(r.Context().Err(), context.Canceled)
+}
+
+// logClientGone notes at INFO a request its client abandoned or cut short.
+func logClientGone(r *http.Request, err error) {
+	logger(r.Context()).Info("client went away", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+}
+
+func errClientGone() *Error {
+	return Invalid("The request was cut short: the connection closed before it was complete.")
+}
+
+// readBody reads a request body whole, up to limit bytes. A body larger
+// than that is a 413; a body that cannot be read (shorter than its
+// Content-Length, or its client gone) is the client's fault: a 400,
+// logged at INFO.
+func readBody(r *http.Request, limit int64) ([]byte, *Error) {
+	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	if err != nil {
+		return nil, bodyError(r, err, limit)
+	}
+	return data, nil
+}
+
+// bodyError is the answer to an error met reading a request body.
+func bodyError(r *http.Request, err error, limit int64) *Error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The request body is larger than %d bytes.", limit)
+	}
+	logClientGone(r, err)
+	return Invalid("The request body could not be read in full: it ended before its Content-Length, or the connection closed.")
 }

@@ -3,9 +3,12 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/cgi"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -62,6 +65,13 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 		if push && !worker {
 			WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "Only Folio's workers may push to this repository."))
 			return
+		}
+		if push {
+			// Without the hook, nothing would keep the push to folio/*.
+			if _, err := os.Stat(filepath.Join(hooksDir, "pre-receive")); err != nil {
+				writeInternal(w, r, fmt.Errorf("git: the pre-receive hook is missing, pushes are refused: %w", err))
+				return
+			}
 		}
 		p, err := projects.ProjectByID(r.Context(), id)
 		if errors.Is(err, db.ErrNotFound) {

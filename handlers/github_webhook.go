@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/folio-docs/folio/codehost/github"
@@ -30,18 +32,18 @@ func GitHubWebhook(secret string, jobs JobArchiver) http.Handler {
 			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "GitHub webhooks are not configured (FOLIO_GITHUB_WEBHOOK_SECRET)."))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxWebhookBytes)
+		body, e := readBody(r, maxWebhookBytes)
+		if e != nil {
+			WriteError(w, r, e)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		closed, err := github.ParseWebhook(r, secret)
 		switch {
 		case errors.Is(err, github.ErrBadSignature):
 			WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "The delivery's X-Hub-Signature-256 does not match the webhook secret."))
 			return
 		case err != nil:
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				WriteError(w, r, NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The delivery is too large."))
-				return
-			}
 			WriteError(w, r, Invalid(err.Error()))
 			return
 		case closed == nil:

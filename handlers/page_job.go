@@ -22,7 +22,7 @@ func (d *Dashboard) Job(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d.renderJob(w, r, http.StatusOK, p, j, components.JobView{})
+	d.renderJob(w, r, http.StatusOK, p, j, components.JobView{FollowUp: keptField(r.Context(), "prompt")})
 }
 
 func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int, p db.Project, j db.Job, v components.JobView) {
@@ -32,6 +32,9 @@ func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	v.ProjectID, v.Job, v.Messages, v.Now = p.ID, j, ms, time.Now()
+	// SUMMARY-AND-PROBLEMS: when the job record carries the agent's summary
+	// and problems (the agent-jobs issue), set v.Summary and v.Problems
+	// here; components.JobLive already renders them.
 	if r.Header.Get("HX-Target") == "job-live" {
 		d.render(w, r, status, components.JobLive(v))
 		return

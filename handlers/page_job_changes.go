@@ -29,8 +29,17 @@ func (d *Dashboard) renderChanges(w http.ResponseWriter, r *http.Request, status
 	if link := jobs.View(j).PRLink; link != nil && !v.Local {
 		v.PR = *link
 	}
-	if v.Local && j.Branch != "" {
-		diff, err := local.Diff(r.Context(), path, j.Ref, j.Branch)
+	v.Merged = v.Local && j.MergedAt != nil && j.MergeHead != ""
+	if v.Local && (j.Branch != "" || v.Merged) {
+		var diff string
+		var err error
+		if v.Merged {
+			// Once merged, the branch no longer differs from the ref: show
+			// what the merge brought, from the commits recorded then.
+			diff, err = local.MergedDiff(r.Context(), path, j.MergeBase, j.MergeHead)
+		} else {
+			diff, err = local.Diff(r.Context(), path, j.Ref, j.Branch)
+		}
 		if err != nil {
 			// The repository moved or the branch was deleted: say so on the page.
 			logger(r.Context()).Warn("review page diff", "request_id", RequestID(r.Context()), "job_id", j.ID, "err", err)

@@ -17,7 +17,7 @@ func (d *Dashboard) Jobs(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d.renderJobs(w, r, http.StatusOK, p, components.JobsView{})
+	d.renderJobs(w, r, http.StatusOK, p, components.JobsView{Prompt: keptField(r.Context(), "prompt")})
 }
 
 func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status int, p db.Project, v components.JobsView) {

@@ -22,7 +22,7 @@ func (d *Dashboard) LoginForm(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, localPath(r.URL.Query().Get("next"), "/projects"))
 		return
 	}
-	d.renderLogin(w, r, http.StatusOK, components.LoginView{Next: r.URL.Query().Get("next")})
+	d.renderLogin(w, r, http.StatusOK, components.LoginView{Next: r.URL.Query().Get("next"), Expired: d.hasKeptForm(r)})
 }
 
 // Login checks an email and password and starts a session. Failures are
@@ -31,7 +31,7 @@ func (d *Dashboard) LoginForm(w http.ResponseWriter, r *http.Request) {
 // are refused for a while.
 func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	v := components.LoginView{Email: email, Next: r.PostFormValue("next")}
+	v := components.LoginView{Email: email, Next: r.PostFormValue("next"), Expired: d.hasKeptForm(r)}
 	limitKey, addressKey := clientIP(r)+"|"+strings.ToLower(email), clientIP(r)
 	ok, wait := d.attempts.Allow(limitKey)
 	if ok {

@@ -159,7 +159,23 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 			return nil, errors.Join(errBadWorkerRequest, errors.New("owner and leaseMs are required"))
 		}
 		j, ok, err := store.ClaimRun(ctx, in.Run, in.Owner, time.Duration(in.LeaseMs)*time.Millisecond)
-		return jobs.ClaimResponse{OK: ok, Job: j}, err
+		if err != nil || !ok {
+			return jobs.ClaimResponse{OK: ok, Job: j}, err
+		}
+		// What the run reads next comes with the claim: one round trip.
+		p, err := store.Project(ctx, j.ProjectID)
+		var h []agent.Message
+		if err == nil {
+			h, err = store.History(ctx, j.ID, j.Turn)
+		}
+		if err != nil {
+			// Give the turn back rather than leave it held by a worker that
+			// hears only an error.
+			store.ReleaseRun(context.WithoutCancel(ctx), j.ID, in.Owner)
+			return nil, err
+		}
+		p = jobs.ForWorker(p)
+		return jobs.ClaimResponse{OK: true, Job: j, Project: &p, History: h}, nil
 	})
 	handle("extend", func(ctx context.Context, dec *json.Decoder) (any, error) {
 		var in jobs.LeaseRequest

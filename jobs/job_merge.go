@@ -19,7 +19,8 @@ var (
 
 // MergeLocal merges a completed or failed job's branch into its ref in the
 // project's local repository, then archives the job, as merging a pull
-// request on GitHub does.
+// request on GitHub does, recording what was merged (db.Job.MergedAt,
+// MergeBase, MergeHead).
 func (s *Service) MergeLocal(ctx context.Context, projectID, id string) (db.Job, local.MergeResult, error) {
 	j, err := s.db.JobByID(ctx, projectID, id)
 	if err != nil {
@@ -40,8 +41,16 @@ func (s *Service) MergeLocal(ctx context.Context, projectID, id string) (db.Job,
 	if err != nil {
 		return j, res, err
 	}
-	if j, err = s.Archive(ctx, projectID, id); err != nil && !errors.Is(err, ErrArchived) {
+	// The merge is recorded with the archive, so the job page can say
+	// "Merged" and show the merged diff once the branch is in the ref.
+	merged, err := s.db.ArchiveMergedJob(ctx, projectID, id, db.JobMerge{Base: res.Base, Head: res.Head})
+	if errors.Is(err, ErrArchived) {
+		return j, res, nil // archived meanwhile: the branch is merged all the same
+	}
+	if err != nil {
 		return j, res, err
 	}
-	return j, res, nil
+	s.stopRun(merged)
+	s.notify(ctx, merged)
+	return merged, res, nil
 }

@@ -183,9 +183,13 @@ func (w *Worker) keepLease(ctx context.Context, cancel context.CancelCauseFunc, 
 			case <-t.C:
 			}
 			asked := time.Now()
-			ok, err := w.store.ExtendLease(ctx, id, owner, w.cfg.Lease)
+			// A renewal that hangs must not outlast the lease it renews.
+			ectx, cancelExtend := context.WithTimeout(ctx, w.cfg.Lease/4)
+			ok, err := w.store.ExtendLease(ectx, id, owner, w.cfg.Lease)
+			cancelExtend()
 			if err != nil {
-				if time.Since(renewed) >= w.cfg.Lease-w.cfg.Lease/6 {
+				// The next renewal would come after the lease ran out.
+				if time.Since(renewed)+w.cfg.Lease/3 >= w.cfg.Lease {
 					w.log.Error("the run's lease could not be renewed in time; stopping it", "job_id", id, "err", err)
 					cancel(errLeaseLost)
 					return

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/folio-docs/folio/agent"
@@ -35,9 +36,13 @@ type (
 		Owner   string         `json:"owner"`
 		LeaseMs int64          `json:"leaseMs"`
 	}
+	// ClaimResponse also carries, once claimed, what the run reads next
+	// (its project and history), so a pickup costs one round trip.
 	ClaimResponse struct {
-		OK  bool   `json:"ok"`
-		Job db.Job `json:"job"`
+		OK      bool            `json:"ok"`
+		Job     db.Job          `json:"job"`
+		Project *db.Project     `json:"project,omitempty"`
+		History []agent.Message `json:"history,omitempty"`
 	}
 	LeaseRequest struct {
 		JobID   string `json:"jobId"`
@@ -91,6 +96,9 @@ type RemoteStore struct {
 	base   string
 	token  string
 	client *http.Client
+
+	mu      sync.Mutex
+	claimed map[string]ClaimResponse // by job id: what the claim brought, until read
 }
 
 var _ Store = (*RemoteStore)(nil)
@@ -101,7 +109,7 @@ func NewRemoteStore(serverURL, token string, client *http.Client) *RemoteStore {
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &RemoteStore{base: strings.TrimRight(serverURL, "/") + WorkerAPIPath, token: token, client: client}
+	return &RemoteStore{base: strings.TrimRight(serverURL, "/") + WorkerAPIPath, token: token, client: client, claimed: map[string]ClaimResponse{}}
 }
 
 // Hello checks that serve answers and takes the token, and returns what the
@@ -115,7 +123,27 @@ func (r *RemoteStore) Hello(ctx context.Context) (ServerInfo, error) {
 func (r *RemoteStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (db.Job, bool, error) {
 	var out ClaimResponse
 	err := r.call(ctx, "claim", ClaimRequest{Run: run, Owner: owner, LeaseMs: lease.Milliseconds()}, &out)
+	if err == nil && out.OK && out.Project != nil {
+		r.mu.Lock()
+		r.claimed[out.Job.ID] = out
+		r.mu.Unlock()
+	}
 	return out.Job, out.OK, err
+}
+
+// prefetched takes what the claim of job brought, if it is still there.
+func (r *RemoteStore) prefetched(jobID string) (ClaimResponse, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.claimed[jobID]
+	return c, ok
+}
+
+// forget drops what the claim of job brought, once the run no longer needs it.
+func (r *RemoteStore) forget(jobID string) {
+	r.mu.Lock()
+	delete(r.claimed, jobID)
+	r.mu.Unlock()
 }
 
 func (r *RemoteStore) ExtendLease(ctx context.Context, jobID, owner string, lease time.Duration) (bool, error) {
@@ -125,18 +153,31 @@ func (r *RemoteStore) ExtendLease(ctx context.Context, jobID, owner string, leas
 }
 
 func (r *RemoteStore) ReleaseRun(ctx context.Context, jobID, owner string) (bool, error) {
+	r.forget(jobID)
 	var out OKResponse
 	err := r.retry(ctx, "release", LeaseRequest{JobID: jobID, Owner: owner}, &out)
 	return out.OK, err
 }
 
 func (r *RemoteStore) Project(ctx context.Context, projectID string) (db.Project, error) {
+	r.mu.Lock()
+	for _, c := range r.claimed {
+		if c.Project.ID == projectID {
+			r.mu.Unlock()
+			return *c.Project, nil
+		}
+	}
+	r.mu.Unlock()
 	var out db.Project
 	err := r.call(ctx, "project", ProjectRequest{ProjectID: projectID}, &out)
 	return out, err
 }
 
 func (r *RemoteStore) History(ctx context.Context, jobID string, turn int) ([]agent.Message, error) {
+	if c, ok := r.prefetched(jobID); ok && c.Job.Turn == turn {
+		r.forget(jobID) // read once: the run is now under way
+		return c.History, nil
+	}
 	var out []agent.Message
 	err := r.call(ctx, "history", HistoryRequest{JobID: jobID, Turn: turn}, &out)
 	return out, err
@@ -154,10 +195,12 @@ func (r *RemoteStore) AddUsage(ctx context.Context, jobID string, steps int, tok
 }
 
 func (r *RemoteStore) FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error {
+	r.forget(jobID)
 	return r.retry(ctx, "finish", FinishRequest{JobID: jobID, Owner: owner, Result: res}, nil)
 }
 
 func (r *RemoteStore) FailRun(ctx context.Context, jobID, owner, code, message string) error {
+	r.forget(jobID)
 	return r.retry(ctx, "fail", FailRequest{JobID: jobID, Owner: owner, Code: code, Message: message}, nil)
 }
 

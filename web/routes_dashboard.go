@@ -34,10 +34,7 @@ func (a *app) newSessions() *scs.SessionManager {
 	s.Cookie.SameSite = http.SameSiteLaxMode
 	s.Cookie.Secure = strings.HasPrefix(a.cfg.BaseURL, "https://")
 	s.Cookie.Path = "/"
-	s.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
-		a.log.Error("session store", "request_id", handlers.RequestID(r.Context()), "path", r.URL.Path, "err", err)
-		http.Error(w, "Folio could not read your session; try again.", http.StatusInternalServerError)
-	}
+	s.ErrorFunc = handlers.SessionStoreError
 	return s
 }
 

@@ -79,6 +79,36 @@ func Diff(ctx context.Context, repoPath, ref, branch string) (string, error) {
 	return out, nil
 }
 
+// MergedDiff is what a merge brought into the ref: the change of head
+// since it parted from base (the ref's head before the merge), as Diff
+// showed it before. Commits stay readable after the branch is deleted.
+func MergedDiff(ctx context.Context, repoPath, base, head string) (string, error) {
+	for _, c := range []string{base, head} {
+		if !isCommitID(c) {
+			return "", fmt.Errorf("local: %q is not a commit id", c)
+		}
+	}
+	out, err := git.Run(ctx, repoPath, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base+"..."+head, "--")
+	if err != nil {
+		return "", fmt.Errorf("local: unable to diff the merged %s against %s: %w", head, base, err)
+	}
+	return out, nil
+}
+
+// isCommitID reports whether s is a full hexadecimal object id (SHA-1 or
+// SHA-256), so it cannot be read as an option or a revision expression.
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // ErrMergeConflict means the branch and the ref changed the same lines.
 var ErrMergeConflict = errors.New("local: the branch conflicts with the ref")
 
@@ -87,6 +117,8 @@ type MergeResult struct {
 	Commit        string // the ref's new head
 	FastForward   bool
 	AlreadyMerged bool
+	Base          string // the ref's head before the merge
+	Head          string // the branch's tip that was merged
 }
 
 // Merge brings branch into ref: a fast-forward when ref has not moved,
@@ -108,9 +140,9 @@ func Merge(ctx context.Context, repoPath, ref, branch string) (MergeResult, erro
 		return MergeResult{}, fmt.Errorf("local: unable to find branch %s: %w", branch, err)
 	}
 	if _, err := run("merge-base", "--is-ancestor", tip, old); err == nil {
-		return MergeResult{Commit: old, AlreadyMerged: true}, nil
+		return MergeResult{Commit: old, AlreadyMerged: true, Base: old, Head: tip}, nil
 	}
-	res := MergeResult{Commit: tip, FastForward: true}
+	res := MergeResult{Commit: tip, FastForward: true, Base: old, Head: tip}
 	if _, err := run("merge-base", "--is-ancestor", old, tip); err != nil {
 		tree, err := run("merge-tree", "--write-tree", "--no-messages", old, tip)
 		if err != nil {
@@ -125,7 +157,7 @@ func Merge(ctx context.Context, repoPath, ref, branch string) (MergeResult, erro
 		if err != nil {
 			return MergeResult{}, fmt.Errorf("local: unable to write the merge commit: %w", err)
 		}
-		res = MergeResult{Commit: commit}
+		res = MergeResult{Commit: commit, Base: old, Head: tip}
 	}
 	bare, _ := run("rev-parse", "--is-bare-repository")
 	head, _ := run("symbolic-ref", "--quiet", "HEAD")
