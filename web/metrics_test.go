@@ -109,7 +109,7 @@ type metricsWorld struct {
 	serveM, workerM string
 	model           *testenv.ModelServer
 	hooks           *hookReceiver
-	worker          *childFolio
+	worker          *runningFolio
 }
 
 func newMetricsWorld(t *testing.T) *metricsWorld {
