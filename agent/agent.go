@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Roles of a conversation message.
@@ -42,7 +42,7 @@ type ToolCall struct {
 // Run is one turn of a job: everything the agent needs to continue it.
 type Run struct {
 	JobID   string
-	Project db.Project
+	Project model.Project
 	Model   string // resolved: the project's model, or the configured default
 	Branch  string // folio/<job id>
 	PRLink  string // the job's pull request, if one exists already

@@ -3,118 +3,24 @@ package agent
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/internal/testenv"
 )
 
-const testGitHubToken = "ghs_testtoken123"
-
-// newGitRemote serves the repositories under root over git's smart HTTP
-// protocol through git http-backend, requiring the token as GitHub does.
-func newGitRemote(t *testing.T, root string) *httptest.Server {
-	backend := &cgi.Handler{
-		Path: filepath.Join(gitT(t, root, "--exec-path"), "git-http-backend"),
-		Env:  []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"},
-	}
-	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+testGitHubToken))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != want {
-			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
-			http.Error(w, "authentication required", http.StatusUnauthorized)
-			return
-		}
-		backend.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// fakeGitHub is GitHub's REST API for one repository's pull requests.
-type fakeGitHub struct {
-	mu      sync.Mutex
-	created []map[string]any
-	edited  []map[string]any
-	open    bool
-	authBad int
-}
-
-func newFakeGitHub(t *testing.T, cloneURL string) (*fakeGitHub, *httptest.Server) {
-	g := &fakeGitHub{}
-	mux := http.NewServeMux()
-	pr := map[string]any{"number": 7, "html_url": "https://github.example/acme/docs/pull/7", "state": "open", "head": map[string]any{"ref": "folio/jobg"}}
-	mux.HandleFunc("GET /repos/acme/docs", func(w http.ResponseWriter, r *http.Request) {
-		json.NewEncoder(w).Encode(map[string]any{"full_name": "acme/docs", "clone_url": cloneURL, "default_branch": "main"})
-	})
-	mux.HandleFunc("GET /repos/acme/docs/pulls", func(w http.ResponseWriter, r *http.Request) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		if r.URL.Query().Get("head") != "acme:folio/jobg" || r.URL.Query().Get("state") != "open" {
-			http.Error(w, `{"message":"unexpected query"}`, 422)
-			return
-		}
-		if g.open {
-			json.NewEncoder(w).Encode([]any{pr})
-			return
-		}
-		fmt.Fprint(w, "[]")
-	})
-	mux.HandleFunc("POST /repos/acme/docs/pulls", func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		json.NewDecoder(r.Body).Decode(&body)
-		g.mu.Lock()
-		g.created, g.open = append(g.created, body), true
-		g.mu.Unlock()
-		w.WriteHeader(201)
-		json.NewEncoder(w).Encode(pr)
-	})
-	mux.HandleFunc("PATCH /repos/acme/docs/pulls/7", func(w http.ResponseWriter, r *http.Request) {
-		var body map[string]any
-		json.NewDecoder(r.Body).Decode(&body)
-		g.mu.Lock()
-		g.edited = append(g.edited, body)
-		g.mu.Unlock()
-		json.NewEncoder(w).Encode(pr)
-	})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+testGitHubToken {
-			g.mu.Lock()
-			g.authBad++
-			g.mu.Unlock()
-			w.WriteHeader(401)
-			fmt.Fprint(w, `{"message":"Bad credentials"}`)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		mux.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return g, srv
-}
-
 func TestRunGitHub(t *testing.T) {
-	bare := newTestRepo(t, nil)
-	root := filepath.Dir(bare)
-	gitT(t, bare, "config", "http.receivepack", "true")
-	remote := newGitRemote(t, root)
-	gh, api := newFakeGitHub(t, remote.URL+"/docs.git")
+	gh := testenv.NewFakeGitHub(t, docsSite())
 	model := newOpenAIServer(t,
 		step{calls: []ToolCall{call("c1", "edit_file", map[string]string{"path": "index.mdx", "old_string": "Welcome", "new_string": "Welcome to Acme"})}},
 		step{text: "Retitled the home page."},
 	)
 	var logs bytes.Buffer
 	cfg := openAIConfig(model)
-	cfg.GitHubToken, cfg.GitHubAPIURL = testGitHubToken, api.URL
+	cfg.GitHubToken, cfg.GitHubAPIURL = gh.Token, gh.URL
 	cfg.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	a := newTestAgent(t, cfg)
 	rec := &recorder{}
@@ -124,18 +30,18 @@ func TestRunGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if res.PRLink != "https://github.example/acme/docs/pull/7" {
+	if res.PRLink != "https://github.com/acme/docs/pull/1" {
 		t.Fatalf("prLink = %q", res.PRLink)
 	}
-	if got := gitT(t, bare, "show", "folio/jobg:index.mdx"); !strings.Contains(got, "title: Welcome to Acme") {
+	if got := gitT(t, gh.Bare, "show", "folio/jobg:index.mdx"); !strings.Contains(got, "title: Welcome to Acme") {
 		t.Fatalf("branch that arrived has index.mdx:\n%s", got)
 	}
-	if len(gh.created) != 1 {
-		t.Fatalf("%d pull requests created", len(gh.created))
+	pulls := gh.Pulls()
+	if len(pulls) != 1 {
+		t.Fatalf("%d pull requests opened", len(pulls))
 	}
-	c := gh.created[0]
-	if c["head"] != "folio/jobg" || c["base"] != "main" || c["draft"] != true || c["title"] != "Retitle the home page" || !strings.Contains(c["body"].(string), "Retitled the home page.") {
-		t.Fatalf("pull request requested = %v", c)
+	if c := pulls[0]; c.Head != "folio/jobg" || c.Base != "main" || !c.Draft || c.Title != "Retitle the home page" || !strings.Contains(c.Body, "Retitled the home page.") {
+		t.Fatalf("pull request opened = %+v", c)
 	}
 
 	// Follow-up: another commit on the branch, the same pull request updated.
@@ -149,16 +55,17 @@ func TestRunGitHub(t *testing.T) {
 	if err != nil || res2.PRLink != res.PRLink {
 		t.Fatalf("follow-up = %+v, %v", res2, err)
 	}
-	if n := gitT(t, bare, "rev-list", "--count", "main..folio/jobg"); n != "2" {
+	if n := gitT(t, gh.Bare, "rev-list", "--count", "main..folio/jobg"); n != "2" {
 		t.Fatalf("branch has %s commits over main, want 2", n)
 	}
-	if len(gh.created) != 1 || len(gh.edited) != 1 || !strings.Contains(gh.edited[0]["body"].(string), "Reword the intro") {
-		t.Fatalf("created %d, edited %v; want the one pull request updated", len(gh.created), gh.edited)
+	edits := gh.Requests("PATCH", "/repos/acme/docs/pulls/1")
+	if len(gh.Pulls()) != 1 || len(edits) != 1 || !strings.Contains(edits[0].Body["body"].(string), "Reword the intro") {
+		t.Fatalf("pull requests %+v, edits %+v; want the one pull request updated", gh.Pulls(), edits)
 	}
-	if gh.authBad != 0 {
-		t.Fatalf("%d API calls without the token", gh.authBad)
+	if n := gh.BadAuth(); n != 0 {
+		t.Fatalf("%d API calls without the token", n)
 	}
-	if strings.Contains(logs.String(), testGitHubToken) || strings.Contains(fmt.Sprint(rec.all()), testGitHubToken) {
+	if strings.Contains(logs.String(), gh.Token) || strings.Contains(fmt.Sprint(rec.all()), gh.Token) {
 		t.Fatal("the token leaked into logs or the conversation")
 	}
 
@@ -167,5 +74,30 @@ func TestRunGitHub(t *testing.T) {
 	_, err = newTestAgent(t, cfg).Run(context.Background(), run, rec.record)
 	if !IsPermanent(err) || !strings.Contains(err.Error(), "Bad credentials") || strings.Contains(err.Error(), "ghs_wrong") {
 		t.Fatalf("err = %v; want a permanent error with GitHub's message and no token", err)
+	}
+}
+
+// A pull request whose branch still has errors is opened as a draft, with
+// the problems in its body, even on a project that opens ready ones.
+func TestRunGitHubDraftWhenErrorsRemain(t *testing.T) {
+	gh := testenv.NewFakeGitHub(t, docsSite())
+	broken := step{calls: []ToolCall{call("c1", "write_file", map[string]string{"path": "broken.mdx", "content": "---\ntitle: [unclosed\n---\n\nBody.\n"})}}
+	steps := []step{}
+	for range DefaultValidationRounds + 1 {
+		steps = append(steps, broken, step{text: "Added a page."})
+	}
+	cfg := openAIConfig(newOpenAIServer(t, steps...))
+	cfg.GitHubToken, cfg.GitHubAPIURL = gh.Token, gh.URL
+	run := Run{JobID: "jobg", Project: db.Project{ID: "p", Repository: "acme/docs", Ref: "main"}, Model: "gpt-test", Branch: "folio/jobg",
+		History: []Message{{Role: RoleUser, Content: "Add a page"}}}
+	res, err := newTestAgent(t, cfg).Run(context.Background(), run, (&recorder{}).record)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !HasErrors(res.Problems) || res.Summary != "Added a page." {
+		t.Fatalf("result summary %q problems %v, want errors left", res.Summary, res.Problems)
+	}
+	if pulls := gh.Pulls(); len(pulls) != 1 || !pulls[0].Draft || !strings.Contains(pulls[0].Body, "broken.mdx") {
+		t.Fatalf("pull requests opened = %+v, want a draft naming broken.mdx", pulls)
 	}
 }

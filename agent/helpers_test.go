@@ -7,13 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // gitT runs git in dir and fails the test if it fails.
@@ -28,18 +27,7 @@ func newTestRepo(t testing.TB, files map[string]string) string {
 	if files == nil {
 		files = docsSite()
 	}
-	for name, content := range files {
-		p := filepath.Join(work, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitT(t, work, "init", "--quiet", "--initial-branch=main")
-	gitT(t, work, "add", "--all")
-	gitT(t, work, "commit", "--quiet", "-m", "initial docs")
+	testenv.NewRepo(t, work, files)
 	bare := filepath.Join(base, "docs.git")
 	gitT(t, base, "clone", "--quiet", "--bare", work, bare)
 	return bare
@@ -230,7 +218,7 @@ func localRun(repo, jobID string, prompts ...string) Run {
 	}
 	return Run{
 		JobID:   jobID,
-		Project: db.Project{ID: "proj1", Repository: repo, Ref: "main"},
+		Project: model.Project{ID: "proj1", Repository: repo, Ref: "main"},
 		Model:   "gpt-test",
 		Branch:  "folio/" + jobID,
 		History: hist,

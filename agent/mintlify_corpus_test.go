@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/agent/workspace"
+	"github.com/folio-docs/folio/internal/testenv"
 )
 
 // The corpus: docs repositories, each with the verdict Mintlify's own
@@ -148,15 +149,7 @@ func (c corpusCase) verdict(t *testing.T) corpusVerdict {
 func (c corpusCase) materialize(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range c.files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, c.files)
 	return dir
 }
 

@@ -14,9 +14,17 @@ import (
 	"github.com/folio-docs/folio/agent/workspace"
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/codehost/local"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
+	"github.com/folio-docs/folio/model"
+)
+
+// Error codes of a run whose settings cannot work (CONTRACT §2): permanent,
+// never retried.
+const (
+	CodeRepositoryNotFound = "repository_not_found"
+	CodeRefNotFound        = "ref_not_found"
 )
 
 // Defaults for a run's limits.
@@ -128,29 +136,41 @@ func (a *Agent) provider(model string) (provider, error) {
 }
 
 // host picks the project's code host from its repository.
-func (a *Agent) host(p db.Project) (codehost.Host, error) {
-	kind, location, err := codehost.ParseRepository(p.Repository)
-	if err != nil {
-		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
-	}
-	if kind == codehost.KindLocal {
-		if a.cfg.ServerURL != "" {
-			return local.NewOverHTTP(a.cfg.ServerURL, p.ID, a.cfg.WorkerToken, a.cfg.BaseURL), nil
-		}
-		return local.New(location, a.cfg.BaseURL), nil
+func (a *Agent) host(p model.Project) (codehost.Host, error) {
+	if kind, _, err := codehost.ParseRepository(p.Repository); err == nil && kind == codehost.KindLocal && a.cfg.ServerURL != "" {
+		// A worker on another machine reaches a local repository through serve.
+		return local.NewOverHTTP(a.cfg.ServerURL, p.ID, a.cfg.WorkerToken, a.cfg.BaseURL), nil
 	}
 	tokens := a.cfg.GitHubTokens
-	if tokens == nil {
-		if a.cfg.GitHubToken == "" {
-			return nil, configMissing("FOLIO_GITHUB_TOKEN", "the project's repository is on GitHub")
-		}
+	if tokens == nil && a.cfg.GitHubToken != "" {
 		tokens = github.StaticToken(a.cfg.GitHubToken)
 	}
-	h, err := github.New(location, a.cfg.GitHubAPIURL, tokens, a.cfg.HTTPClient)
-	if err != nil {
+	h, err := hosts.Config{BaseURL: a.cfg.BaseURL, GitHubAPIURL: a.cfg.GitHubAPIURL, GitHubTokens: tokens, HTTPClient: a.cfg.HTTPClient}.Open(p.Repository)
+	switch {
+	case errors.Is(err, hosts.ErrNoGitHubToken):
+		return nil, configMissing("FOLIO_GITHUB_TOKEN", "the project's repository is on GitHub")
+	case err != nil:
 		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
 	}
 	return h, nil
+}
+
+// checkRef fails the run at once, for good, when the repository or the
+// ref does not exist: no retry will make them appear. Other failures to ask
+// the host may pass on a retry.
+func checkRef(ctx context.Context, host codehost.Host, repo, ref string) error {
+	err := host.CheckRef(ctx, ref)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, codehost.ErrRepositoryNotFound):
+		return &Error{Code: CodeRepositoryNotFound, Message: fmt.Sprintf("The repository %s does not exist, or Folio's credentials cannot reach it.", repo), Permanent: true, Err: err}
+	case errors.Is(err, codehost.ErrRefNotFound):
+		return &Error{Code: CodeRefNotFound, Message: fmt.Sprintf("The branch %q does not exist in %s.", ref, repo), Permanent: true, Err: err}
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return hostError("repository_error", "The repository could not be reached", err)
 }
 
 // hostError classifies a code host failure: GitHub refusing (bad token, no
@@ -173,6 +193,9 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, erro
 	}
 	host, err := a.host(run.Project)
 	if err != nil {
+		return res, err
+	}
+	if err := checkRef(ctx, host, run.Project.Repository, run.Project.Ref); err != nil {
 		return res, err
 	}
 	remote, err := host.Remote(ctx)
@@ -340,7 +363,8 @@ func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.W
 	link, err := host.Publish(ctx, codehost.PullRequest{
 		ProjectID: run.Project.ID, JobID: run.JobID, Branch: run.Branch, Base: run.Project.Ref,
 		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, res.Summary, changes, problems),
-		Draft: run.Project.DraftPRs,
+		// Errors left mean the change would break the site: never ready to merge.
+		Draft: run.Project.DraftPRs || HasErrors(problems),
 	})
 	if err != nil {
 		if ctx.Err() != nil {

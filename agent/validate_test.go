@@ -1,12 +1,11 @@
 package agent
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/folio-docs/folio/agent/workspace"
+	"github.com/folio-docs/folio/internal/testenv"
 )
 
 // validDocs is the smallest docs.json Mintlify builds, with the given navigation.
@@ -17,15 +16,7 @@ func validDocs(navigation string) string {
 func writeFiles(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testenv.WriteFiles(t, dir, files)
 	return dir
 }
 

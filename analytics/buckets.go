@@ -171,21 +171,23 @@ func (s *Service) VisitorSeries(ctx context.Context, projectID string, q Query, 
 // export would: the union of the whole UTC days inside, from their bitmaps,
 // and of the views in the parts of days at either end, found per path.
 func (x *index) between(from, to int64) VisitorCounts {
+	// Unbounded ends stop at the days with views.
+	from, to = max(from, x.firstDay*msPerDay), min(to, x.endDay*msPerDay)
 	if from >= to {
 		return VisitorCounts{}
 	}
 	first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay) // whole days [first, end)
 	var h, a *roaring.Bitmap
 	if first < end {
-		var hs, as []*roaring.Bitmap
-		for d := first; d < end; d++ {
-			if dv := x.days[d]; dv != nil {
-				hs, as = append(hs, dv.visitors[Human]), append(as, dv.visitors[AI])
-			}
+		hs, as := x.cover(first, end, nil, nil)
+		if len(hs) == 1 && from == first*msPerDay && to == end*msPerDay {
+			// One day, week or month, nothing to add: count it as it is.
+			h, a = hs[0], as[0]
+		} else {
+			h, a = roaring.FastOr(hs...), roaring.FastOr(as...)
+			x.addViews(from, first*msPerDay, h, a)
+			x.addViews(end*msPerDay, to, h, a)
 		}
-		h, a = roaring.FastOr(hs...), roaring.FastOr(as...)
-		x.addViews(from, first*msPerDay, h, a)
-		x.addViews(end*msPerDay, to, h, a)
 	} else {
 		h, a = roaring.New(), roaring.New()
 		x.addViews(from, to, h, a)
@@ -198,11 +200,25 @@ func (x *index) addViews(from, to int64, h, a *roaring.Bitmap) {
 	if from >= to {
 		return
 	}
-	for _, p := range x.paths {
+	x.eachPath(from, to, func(p *pathViews) {
 		lo, hi := span(p.at[Human], from, to)
 		h.AddMany(p.vis[Human][lo:hi])
 		lo, hi = span(p.at[AI], from, to)
 		a.AddMany(p.vis[AI][lo:hi])
+	})
+}
+
+// eachPath calls fn for the paths that may have views in [from, to).
+func (x *index) eachPath(from, to int64, fn func(p *pathViews)) {
+	cand := x.pathsIn(from, to)
+	if cand == nil {
+		for _, p := range x.paths {
+			fn(p)
+		}
+		return
+	}
+	for _, pi := range cand {
+		fn(x.paths[pi])
 	}
 }
 
@@ -215,12 +231,12 @@ func (x *index) viewsBetween(from, to int64) ViewCounts {
 		if from >= to {
 			return
 		}
-		for _, p := range x.paths {
+		x.eachPath(from, to, func(p *pathViews) {
 			for c := range numClasses {
 				lo, hi := span(p.at[c], from, to)
 				n[c] += hi - lo
 			}
-		}
+		})
 	}
 	if first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay); first < end {
 		for d := first; d < end; d++ {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -15,10 +16,13 @@ import (
 
 // index holds a site's stored views in memory, column-wise per path and
 // class and sorted by time, so a query finds any range of a path with two
-// binary searches and counts distinct visitors with a bitset over
-// dictionary-encoded visitor ids. It is a cache of the append-only views
-// table: before each query it reads the views stored since (by any process),
-// so answers are always exact. A query that arrives while the index is
+// binary searches and counts its distinct visitors from the views' gaps
+// (distinct.go; a bitset over dense visitor ids for views not yet sealed).
+// Days, weeks and months keep their visitors as bitmaps for the site's
+// totals and a chart's buckets, and days their paths' counts (rollup.go).
+// It is a cache of the append-only views table: before each query it reads
+// the views stored since (by any process), so answers are always exact;
+// at start-up it is read from its snapshot (snapshot.go) when one matches. A query that arrives while the index is
 // loading waits for the load (or its own context), never reads a part.
 type index struct {
 	site int64
@@ -29,6 +33,17 @@ type index struct {
 	chunk   int64            // view ids a read covers
 	merged  func(upto int64) // test hook, called after each merged chunk
 	claimed func(i int)      // test hook, called as a worker takes chunk i
+
+	// snapshot is the file the index is saved to and first loaded from
+	// ("" for none); savedView is the watermark of the snapshot on disk
+	// (the loading token's holder reads and writes it), and an index that
+	// has read snapshotMin views beyond it saves again. snapshotErr says
+	// why the last snapshot read was not used.
+	snapshot    string
+	snapshotMin int64
+	savedView   int64
+	snapshotErr error
+	saving      atomic.Bool
 
 	// current is the newest view id of a finished refresh: queries check it
 	// without the lock, so one arriving during a load waits for the loading
@@ -47,12 +62,23 @@ type index struct {
 	// visitorIDs maps the visitor ids too large for visitorOf: views store
 	// a visitor's 63-bit hash as its id (older views, small ids from a
 	// dictionary table, stay in the slice).
-	visitorIDs map[int64]uint32
+	visitorIDs visitorTable
 	nVisitors  int     // dense visitor ids given so far
 	unsorted   []int32 // paths whose views arrived out of time order
+	// unsealed counts the visitor views appended since the last seal; a
+	// refresh seals again once they are sealEvery and a 32nd of the index.
+	unsealed      int
+	sealEvery     int
+	nVisitorViews int
 	// days are each UTC day's traffic (key: unix ms / msPerDay), so a
 	// chart's buckets are unions of whole days, not sweeps over views.
 	days map[int64]*dayTraffic
+	// firstDay and endDay bound the days with views: [firstDay, endDay).
+	firstDay, endDay int64
+	// agg are the weeks' and months' visitors, built after the first load.
+	agg *aggregates
+	// mapping holds the snapshot the arrays were read from, if any.
+	mapping *snapshotMapping
 }
 
 // dayTraffic is one UTC day's distinct visitors (dense ids), human and AI,
@@ -60,6 +86,12 @@ type index struct {
 type dayTraffic struct {
 	visitors [2]*roaring.Bitmap
 	views    [numClasses]int
+	// paths are the positions (in index.paths) of the paths viewed that
+	// day, so a short range looks at those alone, not at every path.
+	paths *roaring.Bitmap
+	// rollup (see rollup.go) is nil until counted, and after a view of a
+	// visitor class is merged into the day until the next seal.
+	rollup []pathDay
 }
 
 const msPerDay = 24 * 60 * 60 * 1000
@@ -71,14 +103,23 @@ type pathViews struct {
 	at       [numClasses][]int64
 	vis      [2][]uint32 // Human, AI; aligned with at[Human], at[AI]
 	unsorted bool
+	// gap and other (see distinct.go) cover the first sealed views of
+	// each visitor class.
+	gap    [2][]uint32
+	other  [2]otherViews
+	sealed [2]int
 }
 
 func newIndex(site int64) *index {
-	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, days: map[int64]*dayTraffic{}}
+	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, sealEvery: sealEvery, days: map[int64]*dayTraffic{}}
 }
 
 // loadChunk is how many view ids one read covers: a few MB of packed text.
 const loadChunk = 1 << 18
+
+// sealEvery is how many visitor views a refresh appends, at least, before
+// it seals the paths again (a seal reads every view of the paths touched).
+const sealEvery = 1 << 16
 
 // refresh brings the index up to date with the database. Views are read
 // in id-range chunks on every core and merged in id order as they arrive.
@@ -90,15 +131,28 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	if upto <= x.current.Load() {
 		return nil
 	}
-	select {
-	case x.loading <- struct{}{}:
-	case <-ctx.Done():
-		return fmt.Errorf("analytics: waiting for the index to load: %w", ctx.Err())
+	if err := x.takeToken(ctx); err != nil {
+		return err
 	}
-	defer func() { <-x.loading }()
+	defer x.dropToken()
+	if x.current.Load() == 0 && x.lastView == 0 && x.snapshot != "" {
+		x.mu.Lock()
+		x.snapshotErr = x.readSnapshot(ctx, d, x.snapshot)
+		x.savedView = x.lastView
+		if x.snapshotErr == nil {
+			x.sealAll() // a snapshot saved between seals has tails
+			debug.FreeOSMemory()
+		}
+		x.mu.Unlock()
+	}
 	// The token's holder is the only writer, so lastView is stable here.
 	after := x.lastView
 	if upto <= after {
+		if x.agg == nil {
+			x.mu.Lock()
+			x.aggregate()
+			x.mu.Unlock()
+		}
 		x.current.Store(after)
 		return nil
 	}
@@ -194,11 +248,104 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 		}
 	}
 	x.sortUnsorted()
+	if x.agg == nil {
+		x.aggregate()
+	}
+	if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
+		x.sealAll()
+	}
 	if n > 1 {
 		x.trim()
 	}
+	if upto-after >= bigLoad {
+		// A large load leaves as much garbage as index (the packed columns
+		// read, the slices outgrown): give it back to the system now.
+		debug.FreeOSMemory()
+	}
 	x.current.Store(x.lastView)
 	return nil
+}
+
+// takeToken waits for the loading token (or ctx): its holder alone
+// changes the index or writes its snapshot.
+func (x *index) takeToken(ctx context.Context) error {
+	select {
+	case x.loading <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("analytics: waiting for the index to load: %w", ctx.Err())
+	}
+}
+
+func (x *index) dropToken() { <-x.loading }
+
+// bigLoad is a refresh that reads enough views to return memory after it.
+const bigLoad = 1 << 20
+
+// behind says whether the index holds enough views beyond its snapshot on
+// disk to write it again: a start-up would read them all from the database.
+func (x *index) behind() bool {
+	return x.snapshot != "" && x.snapshotMin > 0 && x.current.Load()-x.savedView >= x.snapshotMin
+}
+
+// save writes the index's snapshot when it is behind. It takes the
+// loading token (so no refresh changes the index meanwhile) and reads
+// under the read lock, so queries go on while it writes.
+func (x *index) save(ctx context.Context, d *db.DB) error {
+	if x.snapshot == "" {
+		return nil
+	}
+	if err := x.takeToken(ctx); err != nil {
+		return err
+	}
+	defer x.dropToken()
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.lastView <= x.savedView {
+		return nil
+	}
+	if err := x.writeSnapshot(ctx, d, x.snapshot); err != nil {
+		return err
+	}
+	x.savedView = x.lastView
+	return nil
+}
+
+// reload replaces the index with its snapshot just written, after a load
+// from the database: the same views, but each column of every path in one
+// block, as a restart would have them, where a load leaves them scattered
+// over the heap by appends (a year's export then cost half as much again).
+func (x *index) reload(ctx context.Context, d *db.DB) error {
+	if err := x.takeToken(ctx); err != nil {
+		return err
+	}
+	defer x.dropToken()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.savedView != x.lastView {
+		return nil
+	}
+	if err := x.readSnapshot(ctx, d, x.snapshot); err != nil {
+		return err
+	}
+	x.aggregate()
+	x.sealAll()
+	debug.FreeOSMemory()
+	return nil
+}
+
+// saveInBackground starts one save when the index is far enough behind
+// its snapshot (by snapshotMin views and an eighth of the index), so a
+// long-running server restarts from a recent one.
+func (x *index) saveInBackground(d *db.DB) {
+	cur := x.current.Load()
+	if !x.behind() || cur-x.savedView < cur/8 || !x.saving.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer x.saving.Store(false)
+		x.save(context.Background(), d)
+	}()
 }
 
 // trim (x.mu held) gives back the spare capacity appending left, after a large load:
@@ -210,6 +357,7 @@ func (x *index) trim() {
 		}
 		for c := range p.vis {
 			p.vis[c] = clip(p.vis[c])
+			p.gap[c] = clip(p.gap[c])
 		}
 	}
 	x.visitorOf = clip(x.visitorOf)
@@ -234,18 +382,27 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 		pi := x.pathOf[pid] - 1
 		p := x.paths[pi]
 		at := v.At[i]
-		if n := len(p.at[c]); n > 0 && p.at[c][n-1] > at && !p.unsorted {
-			p.unsorted = true
-			x.unsorted = append(x.unsorted, pi)
+		if n := len(p.at[c]); n > 0 && p.at[c][n-1] > at {
+			// Sorting the views after the sealed ones keeps the gaps; a
+			// view that goes before a sealed one moves them: they are void.
+			if Class(c).IsVisitor() && p.sealed[c] > 0 && at < p.at[c][p.sealed[c]-1] {
+				x.unsealed += p.sealed[Human] + p.sealed[AI]
+				p.sealed, p.other = [2]int{}, [2]otherViews{}
+			}
+			if !p.unsorted {
+				p.unsorted = true
+				x.unsorted = append(x.unsorted, pi)
+			}
 		}
 		p.at[c] = append(p.at[c], at)
 		day := floorDiv(at, msPerDay)
 		dv := x.days[day]
 		if dv == nil {
-			dv = &dayTraffic{visitors: [2]*roaring.Bitmap{roaring.New(), roaring.New()}}
-			x.days[day] = dv
+			dv = &dayTraffic{visitors: [2]*roaring.Bitmap{roaring.New(), roaring.New()}, paths: roaring.New()}
+			x.addDay(day, dv)
 		}
 		dv.views[c]++
+		dv.paths.Add(uint32(pi))
 		if Class(c).IsVisitor() {
 			vid := v.VisitorID[i]
 			if vid <= 0 {
@@ -259,23 +416,59 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 					dense = uint32(x.nVisitors)
 					x.visitorOf[vid] = dense
 				}
-			} else {
-				if x.visitorIDs == nil {
-					x.visitorIDs = map[int64]uint32{}
-				}
-				if dense = x.visitorIDs[vid]; dense == 0 {
-					x.nVisitors++
-					dense = uint32(x.nVisitors)
-					x.visitorIDs[vid] = dense
-				}
+			} else if dense = x.visitorIDs.get(vid); dense == 0 {
+				x.nVisitors++
+				dense = uint32(x.nVisitors)
+				x.visitorIDs.put(vid, dense)
 			}
 			p.vis[c] = append(p.vis[c], dense-1)
 			dv.visitors[c].Add(dense - 1)
+			dv.rollup = nil
+			if x.agg != nil {
+				x.agg.add(day, Class(c), dense-1)
+			}
+			x.unsealed++
+			x.nVisitorViews++
 		}
 	}
 	x.lastView = upto
 	return nil
 }
+
+// addDay (x.mu held) adds a day's traffic.
+func (x *index) addDay(day int64, dv *dayTraffic) {
+	if len(x.days) == 0 {
+		x.firstDay, x.endDay = day, day+1
+	}
+	x.days[day] = dv
+	x.firstDay, x.endDay = min(x.firstDay, day), max(x.endDay, day+1)
+}
+
+// pathsIn is the positions of the paths with views in [from, to), when
+// the range spans few days; nil (look at every path) otherwise.
+func (x *index) pathsIn(from, to int64) []uint32 {
+	from, to = max(from, x.firstDay*msPerDay), min(to, x.endDay*msPerDay)
+	if from >= to {
+		return []uint32{}
+	}
+	first, end := floorDiv(from, msPerDay), ceilDiv(to, msPerDay)
+	if end-first > maxDaysByPath {
+		return nil
+	}
+	var days []*roaring.Bitmap
+	for d := first; d < end; d++ {
+		if dv := x.days[d]; dv != nil {
+			days = append(days, dv.paths)
+		}
+	}
+	if len(days) == 1 {
+		return days[0].ToArray() // no union (FastOr would copy it)
+	}
+	return roaring.FastOr(days...).ToArray()
+}
+
+// maxDaysByPath: beyond a month most paths have views in the range.
+const maxDaysByPath = 31
 
 // sortUnsorted (x.mu held) puts the views of paths that arrived out of
 // order in order, paths shared among the cores.
@@ -311,7 +504,9 @@ func grow[T any](s []T, i int64) []T {
 func (p *pathViews) sort() {
 	for c := range numClasses {
 		if c.IsVisitor() {
-			sort.Sort(byTime{p.at[c], p.vis[c]})
+			// The sealed views come before every later one (see merge).
+			k := p.sealed[c]
+			sort.Sort(byTime{p.at[c][k:], p.vis[c][k:]})
 		} else {
 			sort.Slice(p.at[c], func(i, j int) bool { return p.at[c][i] < p.at[c][j] })
 		}
@@ -333,6 +528,9 @@ func (b byTime) Swap(i, j int) {
 
 // span is the positions [lo, hi) of the times in [from, to).
 func span(at []int64, from, to int64) (int, int) {
+	if n := len(at); n == 0 || at[0] >= from && at[n-1] < to {
+		return 0, n // every view (a year's range over a year's views)
+	}
 	lo := sort.Search(len(at), func(i int) bool { return at[i] >= from })
 	hi := lo + sort.Search(len(at)-lo, func(i int) bool { return at[lo+i] >= to })
 	return lo, hi

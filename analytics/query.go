@@ -172,6 +172,7 @@ func (s *Service) readIndex(ctx context.Context, projectID string, q Query, fn f
 	if err := st.idx.refresh(ctx, s.db); err != nil {
 		return err
 	}
+	st.idx.saveInBackground(s.db)
 	st.idx.mu.RLock()
 	defer st.idx.mu.RUnlock()
 	from, to := q.bounds()
@@ -189,67 +190,59 @@ func (s *Service) Visitors(ctx context.Context, projectID string, q Query) (Visi
 
 func (x *index) visitors(from, to int64, q Query) Visitors {
 	out := Visitors{}
-	rows := make([]VisitorRow, len(x.paths))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
-	n := x.nVisitors
-	type partial struct{ human, ai bitset }
-	parts := make([]partial, workers)
+	if rows, ok := x.dayRows(from, to); ok {
+		out.Totals = x.between(from, to)
+		return x.pageOf(out, rows, q)
+	}
+	cand := x.pathsIn(from, to)
+	n := len(x.paths)
+	if cand != nil {
+		n = len(cand)
+	}
+	rows := make([]VisitorRow, n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	var wg sync.WaitGroup
+	// The totals are the site's distinct visitors, from the per-day bitmaps.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		out.Totals = x.between(from, to)
+	}()
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// Each worker counts its share of paths with bitsets of its own:
-			// seen (cleared after each path) and all (the site totals).
-			seenH, seenA := newBitset(n), newBitset(n)
-			allH, allA := newBitset(n), newBitset(n)
-			for pi := w; pi < len(x.paths); pi += workers {
+			var seen *[2]bitset // for unsealed paths, made when first needed
+			for i := w; i < n; i += workers {
+				pi := i
+				if cand != nil {
+					pi = int(cand[i])
+				}
 				p := x.paths[pi]
 				hlo, hhi := span(p.at[Human], from, to)
 				alo, ahi := span(p.at[AI], from, to)
 				if hlo == hhi && alo == ahi {
 					continue
 				}
-				hv, av := p.vis[Human][hlo:hhi], p.vis[AI][alo:ahi]
 				var c VisitorCounts
-				for _, v := range hv {
-					if seenH.set(v) {
-						c.Human++
+				if p.sealedFor(hhi, ahi) {
+					c = p.countSealed(hlo, hhi, alo, ahi)
+				} else {
+					if seen == nil {
+						seen = &[2]bitset{newBitset(x.nVisitors), newBitset(x.nVisitors)}
 					}
-					allH.set(v)
+					c = p.countWithBitsets(hlo, hhi, alo, ahi, seen)
 				}
-				aiOnly := 0
-				for _, v := range av {
-					if seenA.set(v) {
-						c.AI++
-						if !seenH.has(v) {
-							aiOnly++
-						}
-					}
-					allA.set(v)
-				}
-				c.Total = c.Human + aiOnly
-				rows[pi] = VisitorRow{Path: p.name, VisitorCounts: c}
-				for _, v := range hv {
-					seenH.clear(v)
-				}
-				for _, v := range av {
-					seenA.clear(v)
-				}
+				rows[i] = VisitorRow{Path: p.name, VisitorCounts: c}
 			}
-			parts[w] = partial{allH, allA}
 		}()
 	}
 	wg.Wait()
-	if workers > 0 {
-		h, a := parts[0].human, parts[0].ai
-		for _, p := range parts[1:] {
-			h.or(p.human)
-			a.or(p.ai)
-		}
-		out.Totals = VisitorCounts{Human: h.count(), AI: a.count(), Total: h.unionCount(a)}
-	}
-	rows = slices.DeleteFunc(rows, func(r VisitorRow) bool { return r.Total == 0 })
+	return x.pageOf(out, slices.DeleteFunc(rows, func(r VisitorRow) bool { return r.Total == 0 }), q)
+}
+
+// pageOf puts the query's page of rows, in the export's order, in out.
+func (x *index) pageOf(out Visitors, rows []VisitorRow, q Query) Visitors {
 	out.Visitors, out.HasMore = page(rows, q, func(a, b VisitorRow) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total
@@ -257,6 +250,36 @@ func (x *index) visitors(from, to int64, q Query) Visitors {
 		return strings.Compare(a.Path, b.Path)
 	})
 	return out
+}
+
+// countWithBitsets counts the distinct visitors of the spans by marking
+// them in seen (all clear, and left so): for views the gaps do not cover.
+func (p *pathViews) countWithBitsets(hlo, hhi, alo, ahi int, seen *[2]bitset) VisitorCounts {
+	seenH, seenA := seen[Human], seen[AI]
+	hv, av := p.vis[Human][hlo:hhi], p.vis[AI][alo:ahi]
+	var c VisitorCounts
+	for _, v := range hv {
+		if seenH.set(v) {
+			c.Human++
+		}
+	}
+	aiOnly := 0
+	for _, v := range av {
+		if seenA.set(v) {
+			c.AI++
+			if !seenH.has(v) {
+				aiOnly++
+			}
+		}
+	}
+	c.Total = c.Human + aiOnly
+	for _, v := range hv {
+		seenH.clear(v)
+	}
+	for _, v := range av {
+		seenA.clear(v)
+	}
+	return c
 }
 
 // Views counts page views per path and overall, by class. Paths without a
@@ -270,7 +293,7 @@ func (s *Service) Views(ctx context.Context, projectID string, q Query) (Views, 
 func (x *index) views(from, to int64, q Query) Views {
 	out := Views{}
 	rows := make([]ViewRow, 0, len(x.paths))
-	for _, p := range x.paths {
+	x.eachPath(from, to, func(p *pathViews) {
 		var n [numClasses]int
 		sum := 0
 		for c := range numClasses {
@@ -279,13 +302,13 @@ func (x *index) views(from, to int64, q Query) Views {
 			sum += n[c]
 		}
 		if sum == 0 {
-			continue
+			return
 		}
 		r := ViewRow{Path: p.name, ViewCounts: ViewCounts{Human: n[Human], AI: n[AI], AISearch: n[AISearch], AITraining: n[AITraining], Bots: n[Bot], Total: n[Human] + n[AI]}}
 		rows = append(rows, r)
 		t := &out.Totals
 		t.Human, t.AI, t.AISearch, t.AITraining, t.Bots, t.Total = t.Human+r.Human, t.AI+r.AI, t.AISearch+r.AISearch, t.AITraining+r.AITraining, t.Bots+r.Bots, t.Total+r.Total
-	}
+	})
 	out.Views, out.HasMore = page(rows, q, func(a, b ViewRow) int {
 		if a.Total != b.Total {
 			return b.Total - a.Total

@@ -10,13 +10,14 @@ import (
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // newTestService gives a test its own database, a project and the service.
 func newTestService(t testing.TB) (*Service, *db.DB, string) {
 	t.Helper()
 	d := testenv.NewDB(t)
-	p, err := d.CreateProject(context.Background(), db.Project{Name: "docs", Repository: "/tmp/docs"})
+	p, err := d.CreateProject(context.Background(), model.Project{Name: "docs", Repository: "/tmp/docs"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -32,6 +33,8 @@ func BenchmarkScale(b *testing.B) {
 	}
 	ctx := context.Background()
 	s := analytics.NewService(d, cls)
+	snapshots, _ := filepath.Glob(d.Path() + ".analytics-*.idx")
+	b.Logf("index snapshots beside the database before the load: %v", snapshots)
 	t0 := time.Now()
 	if err := s.Preload(ctx); err != nil {
 		b.Fatal(err)

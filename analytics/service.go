@@ -28,6 +28,9 @@ type Service struct {
 	loadChunk int64
 	merged    func(upto int64)
 	claimed   func(i int)
+	// snapshotMin is how many views an index reads from the database
+	// beyond its snapshot before it writes a new one (0: never).
+	snapshotMin int64
 }
 
 // site is one project's analytics: its integer id, the dictionary cache
@@ -40,7 +43,7 @@ type site struct {
 
 // NewService builds the service over a migrated database.
 func NewService(d *db.DB, cls *Classifier) *Service {
-	return &Service{db: d, cls: cls, sites: map[string]*site{}, dayKeys: map[int64][]byte{}}
+	return &Service{db: d, cls: cls, sites: map[string]*site{}, dayKeys: map[int64][]byte{}, snapshotMin: defaultSnapshotMin}
 }
 
 // Classifier is the classifier the service uses.
@@ -83,6 +86,7 @@ func (s *Service) addSite(projectID string, id int64) *site {
 		idx.chunk = s.loadChunk
 	}
 	idx.merged, idx.claimed = s.merged, s.claimed
+	idx.snapshot, idx.snapshotMin = snapshotPath(s.db, id), s.snapshotMin
 	st := &site{id: id, dict: db.NewAnalyticsDict(), idx: idx}
 	s.sites[projectID] = st
 	return st
@@ -104,6 +108,37 @@ func (s *Service) Preload(ctx context.Context) error {
 		if err := st.idx.refresh(ctx, s.db); err != nil {
 			return fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
 		}
+		if st.idx.behind() {
+			if err := st.idx.save(ctx, s.db); err != nil {
+				return fmt.Errorf("analytics: unable to save the index of project %s: %w", project, err)
+			}
+			if err := st.idx.reload(ctx, s.db); err != nil {
+				return fmt.Errorf("analytics: unable to read back the index of project %s: %w", project, err)
+			}
+		}
 	}
 	return nil
+}
+
+// defaultSnapshotMin: below a million views, reading them from the
+// database takes about as long as reading a snapshot.
+const defaultSnapshotMin = 1 << 20
+
+// SaveSnapshots writes the snapshot of every loaded index that has views
+// its snapshot on disk lacks, so the next start-up reads few views from
+// the database; serve calls it as it stops.
+func (s *Service) SaveSnapshots(ctx context.Context) error {
+	s.mu.Lock()
+	sites := make([]*site, 0, len(s.sites))
+	for _, st := range s.sites {
+		sites = append(sites, st)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, st := range sites {
+		if st.idx.current.Load() > 0 {
+			errs = append(errs, st.idx.save(ctx, s.db))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // KeyPrefix starts every Folio API key, so secret scanners can find them.
@@ -46,9 +47,11 @@ var Expiries = map[string]time.Duration{
 
 // KeyStore is what keys need from storage.
 type KeyStore interface {
-	CreateAPIKey(ctx context.Context, k db.APIKey) (db.APIKey, error)
-	AuthKeyByHash(ctx context.Context, hash []byte) (db.APIKey, error)
+	CreateAPIKey(ctx context.Context, k model.APIKey) (model.APIKey, error)
+	AuthKeyByHash(ctx context.Context, hash []byte) (model.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, t time.Time) error
+	APIKeysForProject(ctx context.Context, projectID string) ([]model.APIKey, error)
+	RevokeAPIKey(ctx context.Context, projectID, keyID string) error
 	// KeysVersion says how long a key read now stays true: while it
 	// reads the same v, and only if ok.
 	KeysVersion() (v uint64, ok bool)
@@ -64,48 +67,59 @@ type Keys struct {
 // NewKeys returns Keys over store using the wall clock.
 func NewKeys(store KeyStore) *Keys { return &Keys{Store: store, Now: time.Now} }
 
+// List is a project's keys, newest first, as stored: never the keys themselves.
+func (ks *Keys) List(ctx context.Context, projectID string) ([]model.APIKey, error) {
+	return ks.Store.APIKeysForProject(ctx, projectID)
+}
+
+// Revoke ends a project's key at once, in every process (the store moves
+// the keys version); an unknown key is model.ErrNotFound.
+func (ks *Keys) Revoke(ctx context.Context, projectID, keyID string) error {
+	return ks.Store.RevokeAPIKey(ctx, projectID, keyID)
+}
+
 // Issue creates a key for a project and returns the key itself, which is
 // never stored and so can be shown only now, and its stored record.
-func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string) (string, db.APIKey, error) {
-	if scope != db.ScopeRead && scope != db.ScopeWrite {
-		return "", db.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", ErrKeyOptions, db.ScopeRead, db.ScopeWrite, scope)
+func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string) (string, model.APIKey, error) {
+	if scope != model.ScopeRead && scope != model.ScopeWrite {
+		return "", model.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", ErrKeyOptions, model.ScopeRead, model.ScopeWrite, scope)
 	}
 	ttl, ok := Expiries[expiry]
 	if !ok {
-		return "", db.APIKey{}, fmt.Errorf("%w: expiry must be one of 7d, 30d, 60d, 90d or never, not %q", ErrKeyOptions, expiry)
+		return "", model.APIKey{}, fmt.Errorf("%w: expiry must be one of 7d, 30d, 60d, 90d or never, not %q", ErrKeyOptions, expiry)
 	}
 	plain := newKey()
-	rec := db.APIKey{ProjectID: projectID, Name: name, Hash: HashKey(plain), LastFour: plain[len(plain)-4:], Scope: scope}
+	rec := model.APIKey{ProjectID: projectID, Name: name, Hash: HashKey(plain), LastFour: plain[len(plain)-4:], Scope: scope}
 	if ttl > 0 {
 		exp := ks.Now().UTC().Add(ttl).Truncate(time.Millisecond)
 		rec.ExpiresAt = &exp
 	}
 	rec, err := ks.Store.CreateAPIKey(ctx, rec)
 	if err != nil {
-		return "", db.APIKey{}, err
+		return "", model.APIKey{}, err
 	}
 	return plain, rec, nil
 }
 
 // Authenticate turns an Authorization header into the key it names. A key
 // whose checksum is wrong is refused without touching the database.
-func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIKey, error) {
+func (ks *Keys) Authenticate(ctx context.Context, authorization string) (model.APIKey, error) {
 	scheme, token, found := strings.Cut(strings.TrimSpace(authorization), " ")
 	if authorization == "" {
-		return db.APIKey{}, ErrNoKey
+		return model.APIKey{}, ErrNoKey
 	}
 	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return db.APIKey{}, ErrMalformed
+		return model.APIKey{}, ErrMalformed
 	}
 	token = strings.TrimSpace(token)
 	if !WellFormed(token) {
-		return db.APIKey{}, ErrMalformed
+		return model.APIKey{}, ErrMalformed
 	}
 	hash := sha256.Sum256([]byte(token))
 	// A key kept from an earlier request saves the database read, but only
 	// while no key has been revoked anywhere since it was read.
 	version, keep := ks.Store.KeysVersion()
-	k, kept := db.APIKey{}, false
+	k, kept := model.APIKey{}, false
 	if keep {
 		k, kept = ks.cache.get(hash, version)
 	}
@@ -113,10 +127,10 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIK
 		var err error
 		k, err = ks.Store.AuthKeyByHash(ctx, hash[:])
 		if errors.Is(err, db.ErrNotFound) {
-			return db.APIKey{}, ErrUnknownKey
+			return model.APIKey{}, ErrUnknownKey
 		}
 		if err != nil {
-			return db.APIKey{}, err
+			return model.APIKey{}, err
 		}
 		if keep {
 			ks.cache.put(hash, k, version)
@@ -124,12 +138,12 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (db.APIK
 	}
 	now := ks.Now()
 	if subtle.ConstantTimeCompare(k.Hash, hash[:]) != 1 || !k.Active(now) {
-		return db.APIKey{}, ErrUnknownKey
+		return model.APIKey{}, ErrUnknownKey
 	}
 	// Record use at most once a minute a key, so reads stay reads.
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchInterval {
 		if err := ks.Store.TouchAPIKey(ctx, k.ID, now); err != nil {
-			return db.APIKey{}, err
+			return model.APIKey{}, err
 		}
 		ks.cache.touched(hash, now)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // keySeeds are keys in the shape Issue hands out, and near misses.
@@ -92,12 +92,12 @@ func checkKeyShape(t *testing.T, key string) {
 func FuzzAuthenticate(f *testing.F) {
 	ctx := context.Background()
 	d := testenv.NewDB(f)
-	p, err := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	p, err := d.CreateProject(ctx, model.Project{Name: "Docs", Repository: "/tmp/docs"})
 	if err != nil {
 		f.Fatal(err)
 	}
 	keys := NewKeys(d)
-	plain, rec, err := keys.Issue(ctx, p.ID, "fuzz", db.ScopeRead, "never")
+	plain, rec, err := keys.Issue(ctx, p.ID, "fuzz", model.ScopeRead, "never")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // countingStore is the real database, counting look-ups.
@@ -21,7 +22,7 @@ type countingStore struct {
 	lookups, touches atomic.Int64
 }
 
-func (c *countingStore) AuthKeyByHash(ctx context.Context, h []byte) (db.APIKey, error) {
+func (c *countingStore) AuthKeyByHash(ctx context.Context, h []byte) (model.APIKey, error) {
 	c.lookups.Add(1)
 	return c.DB.AuthKeyByHash(ctx, h)
 }
@@ -31,10 +32,10 @@ func (c *countingStore) TouchAPIKey(ctx context.Context, id string, t time.Time)
 	return c.DB.TouchAPIKey(ctx, id, t)
 }
 
-func newKeys(t *testing.T) (*auth.Keys, *countingStore, db.Project) {
+func newKeys(t *testing.T) (*auth.Keys, *countingStore, model.Project) {
 	t.Helper()
 	d := testenv.NewDB(t)
-	p, err := d.CreateProject(context.Background(), db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	p, err := d.CreateProject(context.Background(), model.Project{Name: "Docs", Repository: "/tmp/docs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func newKeys(t *testing.T) (*auth.Keys, *countingStore, db.Project) {
 
 func TestIssuedKeyShape(t *testing.T) {
 	keys, _, p := newKeys(t)
-	plain, rec, err := keys.Issue(context.Background(), p.ID, "ci", db.ScopeWrite, "90d")
+	plain, rec, err := keys.Issue(context.Background(), p.ID, "ci", model.ScopeWrite, "90d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestIssuedKeyShape(t *testing.T) {
 	if rec.ExpiresAt == nil || rec.ExpiresAt.Sub(rec.CreatedAt) < 89*24*time.Hour {
 		t.Errorf("expiry %v, want 90 days after %v", rec.ExpiresAt, rec.CreatedAt)
 	}
-	other, _, _ := keys.Issue(context.Background(), p.ID, "ci", db.ScopeWrite, "never")
+	other, _, _ := keys.Issue(context.Background(), p.ID, "ci", model.ScopeWrite, "never")
 	if other == plain {
 		t.Fatal("two issued keys are equal")
 	}
@@ -80,7 +81,7 @@ func TestIssueRefusesBadOptions(t *testing.T) {
 
 func TestDatabaseHoldsNoKeyInClear(t *testing.T) {
 	keys, store, p := newKeys(t)
-	plain, _, err := keys.Issue(context.Background(), p.ID, "ci", db.ScopeRead, "never")
+	plain, _, err := keys.Issue(context.Background(), p.ID, "ci", model.ScopeRead, "never")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestDatabaseHoldsNoKeyInClear(t *testing.T) {
 
 func TestChecksumRefusedWithoutLookup(t *testing.T) {
 	keys, store, p := newKeys(t)
-	plain, _, _ := keys.Issue(context.Background(), p.ID, "ci", db.ScopeRead, "never")
+	plain, _, _ := keys.Issue(context.Background(), p.ID, "ci", model.ScopeRead, "never")
 	for i := len("folio_"); i < len(plain); i++ {
 		c := byte('A')
 		if plain[i] == 'A' {
@@ -116,10 +117,10 @@ func TestChecksumRefusedWithoutLookup(t *testing.T) {
 func TestAuthenticate(t *testing.T) {
 	keys, store, p := newKeys(t)
 	ctx := context.Background()
-	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", db.ScopeRead, "7d")
+	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", model.ScopeRead, "7d")
 
 	k, err := keys.Authenticate(ctx, "Bearer "+plain)
-	if err != nil || k.ID != rec.ID || k.ProjectID != p.ID || k.Scope != db.ScopeRead {
+	if err != nil || k.ID != rec.ID || k.ProjectID != p.ID || k.Scope != model.ScopeRead {
 		t.Fatalf("Authenticate(valid) = %+v, %v", k, err)
 	}
 	if _, err := keys.Authenticate(ctx, "bearer "+plain); err != nil {
@@ -162,7 +163,7 @@ func TestAuthenticate(t *testing.T) {
 func TestLastUsedIsNotAWritePerRequest(t *testing.T) {
 	keys, store, p := newKeys(t)
 	ctx := context.Background()
-	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", model.ScopeRead, "never")
 	for range 50 {
 		if _, err := keys.Authenticate(ctx, "Bearer "+plain); err != nil {
 			t.Fatal(err)
@@ -186,7 +187,7 @@ func TestLastUsedIsNotAWritePerRequest(t *testing.T) {
 // valid checksum, unknown to the database under test.
 func wellFormedUnissued(t *testing.T) string {
 	keys, _, p := newKeys(t)
-	plain, _, err := keys.Issue(context.Background(), p.ID, "elsewhere", db.ScopeRead, "never")
+	plain, _, err := keys.Issue(context.Background(), p.ID, "elsewhere", model.ScopeRead, "never")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func wellFormedUnissued(t *testing.T) string {
 
 // twoHandles opens one database file twice, as a server and the folio CLI
 // in another process do, with a project created through the second.
-func twoHandles(t *testing.T) (server, cli *db.DB, p db.Project) {
+func twoHandles(t *testing.T) (server, cli *db.DB, p model.Project) {
 	t.Helper()
 	server = testenv.NewDB(t)
 	cli, err := db.Open(context.Background(), server.Path())
@@ -203,7 +204,7 @@ func twoHandles(t *testing.T) (server, cli *db.DB, p db.Project) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cli.Close() })
-	p, err = cli.CreateProject(context.Background(), db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	p, err = cli.CreateProject(context.Background(), model.Project{Name: "Docs", Repository: "/tmp/docs"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func twoHandles(t *testing.T) (server, cli *db.DB, p db.Project) {
 func TestRevocationFromAnotherHandleSeenAtOnce(t *testing.T) {
 	ctx := context.Background()
 	server, cli, p := twoHandles(t)
-	plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+	plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", model.ScopeRead, "never")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +262,8 @@ func TestRevocationFromAnotherHandleSeenAtOnce(t *testing.T) {
 func TestKeptKeySavesTheRead(t *testing.T) {
 	keys, store, p := newKeys(t)
 	ctx := context.Background()
-	plain, _, _ := keys.Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
-	_, other, _ := keys.Issue(ctx, p.ID, "other", db.ScopeRead, "never")
+	plain, _, _ := keys.Issue(ctx, p.ID, "ci", model.ScopeRead, "never")
+	_, other, _ := keys.Issue(ctx, p.ID, "other", model.ScopeRead, "never")
 	for range 50 {
 		if _, err := keys.Authenticate(ctx, "Bearer "+plain); err != nil {
 			t.Fatal(err)
@@ -299,7 +300,7 @@ func TestNoRequestAfterARevocationAuthenticates(t *testing.T) {
 	server, cli, p := twoHandles(t)
 	keys := auth.NewKeys(server)
 	for round := range 20 {
-		plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", db.ScopeRead, "never")
+		plain, rec, err := auth.NewKeys(cli).Issue(ctx, p.ID, "ci", model.ScopeRead, "never")
 		if err != nil {
 			t.Fatal(err)
 		}

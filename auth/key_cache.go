@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // keyCacheMax bounds the keys kept; past it the cache starts over. Only keys
@@ -22,11 +22,11 @@ type keyCache struct {
 }
 
 type cachedKey struct {
-	key     db.APIKey
+	key     model.APIKey
 	version uint64
 }
 
-func (c *keyCache) get(hash [sha256.Size]byte, version uint64) (db.APIKey, bool) {
+func (c *keyCache) get(hash [sha256.Size]byte, version uint64) (model.APIKey, bool) {
 	c.mu.RLock()
 	e, ok := c.m[hash]
 	c.mu.RUnlock()
@@ -34,7 +34,7 @@ func (c *keyCache) get(hash [sha256.Size]byte, version uint64) (db.APIKey, bool)
 }
 
 // put keeps k, read from the database after the version was seen at version.
-func (c *keyCache) put(hash [sha256.Size]byte, k db.APIKey, version uint64) {
+func (c *keyCache) put(hash [sha256.Size]byte, k model.APIKey, version uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= keyCacheMax {

@@ -5,6 +5,7 @@ package codehost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -19,7 +20,26 @@ type Host interface {
 	// Publish opens the branch's pull request, or updates the one that
 	// exists, and returns its link.
 	Publish(ctx context.Context, pr PullRequest) (string, error)
+	// CheckRef says whether the repository and its branch ref exist:
+	// nil, ErrRepositoryNotFound, ErrRefNotFound, or an error saying the
+	// host could not be asked (which may pass on a retry).
+	CheckRef(ctx context.Context, ref string) error
+	// Changes is what branch brings to base since they parted; a branch
+	// that does not exist (yet) brings nothing.
+	Changes(ctx context.Context, base, branch string) (Changes, error)
+	// Merge lands branch into base: in the repository itself (local) or
+	// by merging the branch's pull request (GitHub). It returns the new
+	// head of base, ErrNothingToMerge or ErrMergeConflict.
+	Merge(ctx context.Context, base, branch string) (string, error)
 }
+
+// Errors a Host answers with, matched with errors.Is.
+var (
+	ErrRepositoryNotFound = errors.New("codehost: the repository does not exist or cannot be reached with Folio's credentials")
+	ErrRefNotFound        = errors.New("codehost: the branch does not exist in the repository")
+	ErrNothingToMerge     = errors.New("codehost: there is nothing to merge")
+	ErrMergeConflict      = errors.New("codehost: the branch does not merge cleanly")
+)
 
 // Remote is a git URL and the environment git needs to reach it (for
 // example credentials as GIT_CONFIG_* pairs). Env is secret: never log it.

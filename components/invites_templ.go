@@ -8,11 +8,11 @@ package components
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "github.com/folio-docs/folio/db"
+import "github.com/folio-docs/folio/model"
 
 // memberActions is the remove (or, on one's own row, leave) button of a
 // member; a project's only member has none, since a project keeps one.
-func memberActions(p *db.Project, m db.Member, v SettingsView) templ.Component {
+func memberActions(p *model.Project, m model.Member, v SettingsView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -97,7 +97,7 @@ func memberActions(p *db.Project, m db.Member, v SettingsView) templ.Component {
 	})
 }
 
-func removeConfirm(p *db.Project, m db.Member, me string) string {
+func removeConfirm(p *model.Project, m model.Member, me string) string {
 	if m.UserID == me {
 		return "Leave " + p.Name + "? You lose access to its settings, keys, jobs and analytics until a member invites you again."
 	}

@@ -4,12 +4,12 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // InvitesView is the invitations part of a project's members section.
 type InvitesView struct {
-	List     []db.Invitation
+	List     []model.Invitation
 	NewLink  string // the link just made, shown this once
 	NewEmail string
 	Email    string // the form's value after a refusal
@@ -36,10 +36,10 @@ type InvitationJoinView struct {
 }
 
 // invitationState is an invitation's state at now, for its badge.
-func invitationState(i db.Invitation, now time.Time) string { return i.State(now) }
+func invitationState(i model.Invitation, now time.Time) string { return i.State(now) }
 
 // inviter names who made an invitation.
-func inviter(i db.Invitation) string {
+func inviter(i model.Invitation) string {
 	if i.InvitedBy == "" {
 		return "an operator"
 	}

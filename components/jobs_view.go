@@ -11,15 +11,30 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // JobsPerPage is how many jobs the jobs page lists at a time.
 const JobsPerPage = 20
 
-// PollEvery is how often a page with an active job asks for its status.
+// PollEvery is how often the jobs list asks for its jobs' statuses while one runs.
 const PollEvery = "2s"
+
+// LivePollEvery is how often a running job's page asks for itself besides
+// its event stream's events: only a fallback.
+const LivePollEvery = "30s"
+
+// liveTrigger is when a job page's live part asks for itself: on the
+// stream's events (a burst of them, as the agent works, is one request),
+// and while the job runs every LivePollEvery.
+func liveTrigger(active bool) string {
+	t := "sse:" + jobs.EventJob + " delay:100ms, sse:" + jobs.EventMessage + " delay:100ms"
+	if active {
+		t += ", every " + LivePollEvery
+	}
+	return t
+}
 
 // JobsView is a project's jobs page: the launch form and a page of jobs.
 type JobsView struct {
@@ -35,7 +50,7 @@ type JobsView struct {
 
 // JobRow is one job of the list with the prompt that started it.
 type JobRow struct {
-	Job    db.Job
+	Job    model.Job
 	Prompt string
 }
 
@@ -43,7 +58,7 @@ type JobRow struct {
 // list keeps asking for news.
 func (v JobsView) AnyActive() bool {
 	for _, r := range v.Jobs {
-		if r.Job.Status == db.JobActive {
+		if r.Job.Status == model.JobActive {
 			return true
 		}
 	}
@@ -53,11 +68,14 @@ func (v JobsView) AnyActive() bool {
 // JobView is one job's page: its conversation and what can be done with it.
 type JobView struct {
 	ProjectID string
-	Job       db.Job
+	Job       model.Job
 	Messages  []jobs.Message
 	FollowUp  string // the follow-up box's text, kept when it is refused
 	Error     string // why the follow-up, archive or cancel was refused
 	Now       time.Time
+	// Cursor is where the page stands in the job's event stream: the
+	// stream sends only what changed after it.
+	Cursor jobs.EventCursor
 	// Summary is the agent's final answer of its latest finished turn, and
 	// Problems what the checks still found then (CONTRACT §2); empty
 	// before a turn ends.
@@ -68,140 +86,41 @@ type JobView struct {
 // NoChanges reports whether the job finished its turn without changing a
 // file: it is completed and has no pull request.
 func (v JobView) NoChanges() bool {
-	return v.Job.Status == db.JobCompleted && v.Job.PRLink == "" && v.Job.MergedAt == nil
+	return v.Job.Status == model.JobCompleted && v.Job.PRLink == "" && v.Job.MergedAt == nil
 }
 
-// ChangesView is the local review page of a job's branch.
+// ChangesView is the review page of a job's branch: its diff against the
+// ref (what GET .../changes answers), the merge button, and what the
+// agent's latest turn said and left.
 type ChangesView struct {
 	ProjectID string
-	Job       db.Job
-	Merged    bool   // Files is what Folio merged into the ref (Job.MergedAt is set)
-	Local     bool   // the repository is on this machine; otherwise PR links to GitHub
-	PR        string // the pull request on GitHub
-	Files     []DiffFile
+	Job       jobs.Job // as the API shows it: summary, problems, mergedAt
+	Ref       string
+	Changes   codehost.Changes
+	PR        string // the pull request on GitHub, if the job has one
 	Error     string
 	Now       time.Time
 }
 
-// Additions and Deletions total the diff.
-func (v ChangesView) Additions() (n int) {
-	for _, f := range v.Files {
-		n += f.Added
+// Merged reports whether the job's branch was merged (by Folio, or its
+// pull request on GitHub): the page then shows the change that was merged.
+func (v ChangesView) Merged() bool { return v.Job.MergedAt != nil }
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	return n
+	return *s
 }
 
-func (v ChangesView) Deletions() (n int) {
-	for _, f := range v.Files {
-		n += f.Deleted
-	}
-	return n
-}
+// DiffFile is one file of a diff (codehost parses them).
+type DiffFile = codehost.FileChange
 
 // CanMerge reports whether the merge button is offered: the branch has
 // changes, its turn has ended and the job is not archived.
 func (v ChangesView) CanMerge() bool {
-	return v.Local && len(v.Files) > 0 && (v.Job.Status == db.JobCompleted || v.Job.Status == db.JobFailed)
-}
-
-// DiffFile is one file of a unified diff.
-type DiffFile struct {
-	Name    string
-	OldName string // set when the file was renamed
-	Change  string // added, deleted, renamed or modified
-	Binary  bool
-	Added   int
-	Deleted int
-	Lines   []DiffLine
-}
-
-// DiffLine is one line of a file's diff. Old and New are line numbers, 0
-// where the line does not exist on that side.
-type DiffLine struct {
-	Kind string // hunk, add, del, ctx or note
-	Old  int
-	New  int
-	Text string
-}
-
-// ParseDiff splits git's unified diff into files and numbered lines.
-func ParseDiff(diff string) []DiffFile {
-	var files []DiffFile
-	var f *DiffFile
-	inHunk := false
-	oldN, newN := 0, 0
-	for _, line := range strings.Split(strings.TrimSuffix(diff, "\n"), "\n") {
-		if strings.HasPrefix(line, "diff --git ") {
-			files = append(files, DiffFile{Change: "modified", Name: gitDiffName(line)})
-			f, inHunk = &files[len(files)-1], false
-			continue
-		}
-		if f == nil {
-			continue
-		}
-		if !inHunk || strings.HasPrefix(line, "@@ ") {
-			switch {
-			case strings.HasPrefix(line, "@@ "):
-				inHunk = true
-				oldN, newN = hunkStarts(line)
-				f.Lines = append(f.Lines, DiffLine{Kind: "hunk", Text: line})
-			case strings.HasPrefix(line, "new file mode"):
-				f.Change = "added"
-			case strings.HasPrefix(line, "deleted file mode"):
-				f.Change = "deleted"
-			case strings.HasPrefix(line, "rename from "):
-				f.Change, f.OldName = "renamed", strings.TrimPrefix(line, "rename from ")
-			case strings.HasPrefix(line, "rename to "):
-				f.Name = strings.TrimPrefix(line, "rename to ")
-			case strings.HasPrefix(line, "+++ b/"):
-				f.Name = strings.TrimPrefix(line, "+++ b/")
-			case strings.HasPrefix(line, "Binary files "):
-				f.Binary = true
-			}
-			continue
-		}
-		switch {
-		case strings.HasPrefix(line, "+"):
-			f.Added++
-			f.Lines = append(f.Lines, DiffLine{Kind: "add", New: newN, Text: line[1:]})
-			newN++
-		case strings.HasPrefix(line, "-"):
-			f.Deleted++
-			f.Lines = append(f.Lines, DiffLine{Kind: "del", Old: oldN, Text: line[1:]})
-			oldN++
-		case strings.HasPrefix(line, `\`):
-			f.Lines = append(f.Lines, DiffLine{Kind: "note", Text: strings.TrimSpace(line[1:])})
-		default:
-			f.Lines = append(f.Lines, DiffLine{Kind: "ctx", Old: oldN, New: newN, Text: strings.TrimPrefix(line, " ")})
-			oldN++
-			newN++
-		}
-	}
-	return files
-}
-
-// gitDiffName reads b/NAME from "diff --git a/NAME b/NAME"; the +++ line
-// or a rename line corrects it when there is one.
-func gitDiffName(line string) string {
-	rest := strings.TrimPrefix(line, "diff --git ")
-	if i := strings.LastIndex(rest, " b/"); i >= 0 {
-		return rest[i+3:]
-	}
-	return rest
-}
-
-// hunkStarts reads the first old and new line numbers of "@@ -a,b +c,d @@".
-func hunkStarts(line string) (oldN, newN int) {
-	for _, field := range strings.Fields(line)[1:] {
-		n, _ := strconv.Atoi(strings.SplitN(field[1:], ",", 2)[0])
-		switch field[0] {
-		case '-':
-			oldN = n
-		case '+':
-			return oldN, n
-		}
-	}
-	return oldN, newN
+	return len(v.Changes.Files) > 0 && (v.Job.Status == model.JobCompleted || v.Job.Status == model.JobFailed)
 }
 
 // toolCall is one call of an assistant message, arguments pretty-printed.
@@ -276,18 +195,19 @@ func jobsPageURL(projectID string, page int) string {
 
 // statusLabel says a status as the page shows it.
 func statusLabel(status string) string {
-	if status == db.JobActive {
+	if status == model.JobActive {
 		return "running"
 	}
 	return status
 }
 
-// JobMerged is the state pages show for a job whose branch Folio merged:
-// archived, as the API says, but told apart from a job merely put away.
+// JobMerged is the state pages show for a job whose branch was merged, by
+// Folio or its pull request on GitHub: archived, as the API says, but told
+// apart from a job merely put away.
 const JobMerged = "merged"
 
 // jobState is the state a page shows for j: its status, or JobMerged.
-func jobState(j db.Job) string {
+func jobState(j model.Job) string {
 	if j.MergedAt != nil {
 		return JobMerged
 	}
@@ -307,7 +227,7 @@ func prNumber(link string) string {
 
 // prLabel names the link to a job's change in words: Folio's own review
 // page of a local repository, or the pull request by its number.
-func prLabel(j db.Job, link string) string {
+func prLabel(j model.Job, link string) string {
 	if kind, _, _ := codehost.ParseRepository(j.Repository); kind == codehost.KindLocal {
 		if j.MergedAt != nil {
 			return "Merged changes"
@@ -331,13 +251,6 @@ func problemPlace(p agent.Problem) string {
 	return p.Path
 }
 
-func shortSHA(s string) string {
-	if len(s) > 10 {
-		return s[:10]
-	}
-	return s
-}
-
 func lineNo(n int) string {
 	if n == 0 {
 		return ""
@@ -346,9 +259,9 @@ func lineNo(n int) string {
 }
 
 // deliveryOK reports whether a webhook delivery was answered with a 2xx.
-func deliveryOK(d db.WebhookDelivery) bool { return d.StatusCode >= 200 && d.StatusCode < 300 }
+func deliveryOK(d model.WebhookDelivery) bool { return d.StatusCode >= 200 && d.StatusCode < 300 }
 
-func deliveryStatus(d db.WebhookDelivery) string {
+func deliveryStatus(d model.WebhookDelivery) string {
 	if d.StatusCode == 0 {
 		return "no answer"
 	}
@@ -358,7 +271,7 @@ func deliveryStatus(d db.WebhookDelivery) string {
 // reviewURL is where a job's change is reviewed: Folio's own page for a
 // local repository (the job's prLink names the same page under
 // FOLIO_BASE_URL), the pull request otherwise.
-func reviewURL(projectID string, j db.Job, prLink string) string {
+func reviewURL(projectID string, j model.Job, prLink string) string {
 	if kind, _, _ := codehost.ParseRepository(j.Repository); kind == codehost.KindLocal {
 		return jobURL(projectID, j.ID) + "/changes"
 	}
@@ -376,7 +289,7 @@ func diffSign(kind string) string {
 }
 
 // usage says what a job's runs have used of the model.
-func usage(j db.Job) string {
+func usage(j model.Job) string {
 	if j.Steps == 0 {
 		return "none yet"
 	}

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 const sampleDiff = `diff --git a/guide.md b/guide.md
@@ -33,45 +35,13 @@ index 3333333..0000000
 -bye
 `
 
-func TestParseDiff(t *testing.T) {
-	files := ParseDiff(sampleDiff)
-	if len(files) != 3 {
-		t.Fatalf("got %d files, want 3: %+v", len(files), files)
-	}
-	g := files[0]
-	if g.Name != "guide.md" || g.Change != "modified" || g.Added != 1 || g.Deleted != 1 {
-		t.Errorf("guide.md parsed as %+v", g)
-	}
-	// A deleted line that starts with "--" is content, not a header.
-	want := []DiffLine{
-		{Kind: "hunk", Text: "@@ -3,4 +3,4 @@ title: Guide"},
-		{Kind: "ctx", Old: 3, New: 3, Text: "Intro."},
-		{Kind: "del", Old: 4, Text: "-- a rule line, deleted"},
-		{Kind: "add", New: 4, Text: "<script>alert(1)</script>"},
-		{Kind: "ctx", Old: 5, New: 5, Text: "Outro."},
-		{Kind: "note", Text: "No newline at end of file"},
-	}
-	if len(g.Lines) != len(want) {
-		t.Fatalf("guide.md lines %+v", g.Lines)
-	}
-	for i := range want {
-		if g.Lines[i] != want[i] {
-			t.Errorf("line %d: got %+v, want %+v", i, g.Lines[i], want[i])
-		}
-	}
-	if r := files[1]; r.Name != "new.md" || r.OldName != "old.md" || r.Change != "renamed" {
-		t.Errorf("rename parsed as %+v", r)
-	}
-	if d := files[2]; d.Name != "gone.md" || d.Change != "deleted" || d.Deleted != 1 || d.Lines[1].Old != 1 {
-		t.Errorf("deletion parsed as %+v", d)
-	}
-}
-
 func TestDiffIsEscaped(t *testing.T) {
 	var b strings.Builder
-	v := ChangesView{ProjectID: "p", Job: db.Job{ID: "j", Status: db.JobCompleted, Repository: "/srv/docs", Ref: "main", Branch: "folio/j"},
-		Local: true, Files: ParseDiff(sampleDiff)}
-	if err := JobChangesPage(Shell{Title: "Review", Project: &db.Project{ID: "p"}}, v).Render(context.Background(), &b); err != nil {
+	summary := "Fixed the <b>guide</b>."
+	v := ChangesView{ProjectID: "p", Job: jobs.Job{ID: "j", Status: model.JobCompleted, Source: jobs.Source{Repository: "/srv/docs", Ref: "main"}, Branch: "folio/j",
+		Summary: &summary, Problems: []agent.Problem{{Path: "guide.md", Line: 3, Column: 1, Severity: "error", Message: "<unclosed> tag"}}},
+		Changes: codehost.Changes{Files: codehost.ParseDiff(sampleDiff)}}
+	if err := JobChangesPage(Shell{Title: "Review", Project: &model.Project{ID: "p"}}, v).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "<script>alert") || !strings.Contains(b.String(), "&lt;script&gt;alert(1)&lt;/script&gt;") {
@@ -80,22 +50,25 @@ func TestDiffIsEscaped(t *testing.T) {
 	if !strings.Contains(b.String(), `id="merge"`) {
 		t.Error("a completed local job's review page offers no merge")
 	}
+	if !strings.Contains(b.String(), "Fixed the &lt;b&gt;guide&lt;/b&gt;.") || !strings.Contains(b.String(), "<code>guide.md:3:1</code>") || !strings.Contains(b.String(), "&lt;unclosed&gt; tag") {
+		t.Error("the review page does not show the summary and problems, escaped")
+	}
 }
 
 func TestPullRequestLabel(t *testing.T) {
 	merged := time.Now()
 	for _, c := range []struct {
 		name string
-		job  db.Job
+		job  model.Job
 		link string
 		want string
 	}{
-		{"local", db.Job{Repository: "/srv/docs"}, "https://folio.example/projects/p/jobs/j/changes", "Review changes"},
-		{"local, merged", db.Job{Repository: "/srv/docs", MergedAt: &merged}, "https://folio.example/projects/p/jobs/j/changes", "Merged changes"},
-		{"GitHub", db.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/pull/12", "Pull request #12"},
-		{"GitHub Enterprise", db.Job{Repository: "acme/docs"}, "https://git.acme.example/acme/docs/pull/7/", "Pull request #7"},
-		{"not a pull request URL", db.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/compare/main...folio/j", "Pull request"},
-		{"pull path with junk", db.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/pull/12/files", "Pull request"},
+		{"local", model.Job{Repository: "/srv/docs"}, "https://folio.example/projects/p/jobs/j/changes", "Review changes"},
+		{"local, merged", model.Job{Repository: "/srv/docs", MergedAt: &merged}, "https://folio.example/projects/p/jobs/j/changes", "Merged changes"},
+		{"GitHub", model.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/pull/12", "Pull request #12"},
+		{"GitHub Enterprise", model.Job{Repository: "acme/docs"}, "https://git.acme.example/acme/docs/pull/7/", "Pull request #7"},
+		{"not a pull request URL", model.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/compare/main...folio/j", "Pull request"},
+		{"pull path with junk", model.Job{Repository: "acme/docs"}, "https://github.com/acme/docs/pull/12/files", "Pull request"},
 	} {
 		if got := prLabel(c.job, c.link); got != c.want {
 			t.Errorf("%s: prLabel(%q) = %q, want %q", c.name, c.link, got, c.want)
@@ -113,7 +86,7 @@ func renderJob(t *testing.T, v JobView) string {
 }
 
 func TestJobPageShowsSummaryAndProblems(t *testing.T) {
-	v := JobView{ProjectID: "p", Job: db.Job{ID: "j", Status: db.JobCompleted, Repository: "acme/docs", Ref: "main",
+	v := JobView{ProjectID: "p", Job: model.Job{ID: "j", Status: model.JobCompleted, Repository: "acme/docs", Ref: "main",
 		PRLink: "https://github.com/acme/docs/pull/3"}, Now: time.Now(),
 		Summary: "Added a page on <rotating> keys.",
 		Problems: []agent.Problem{
@@ -138,14 +111,14 @@ func TestJobPageShowsSummaryAndProblems(t *testing.T) {
 }
 
 func TestNoChangesNote(t *testing.T) {
-	quiet := JobView{ProjectID: "p", Job: db.Job{ID: "j", Status: db.JobCompleted, Repository: "/srv/docs", Ref: "main"}, Now: time.Now()}
+	quiet := JobView{ProjectID: "p", Job: model.Job{ID: "j", Status: model.JobCompleted, Repository: "/srv/docs", Ref: "main"}, Now: time.Now()}
 	if page := renderJob(t, quiet); !strings.Contains(page, "job-no-changes") {
 		t.Error("a completed job without a pull request has no \"no changes\" note")
 	}
 	changed := quiet
 	changed.Job.PRLink = "http://folio.test/projects/p/jobs/j/changes"
 	active := quiet
-	active.Job.Status = db.JobActive
+	active.Job.Status = model.JobActive
 	for _, v := range []JobView{changed, active} {
 		if page := renderJob(t, v); strings.Contains(page, "job-no-changes") {
 			t.Errorf("a %s job with prLink %q says it changed nothing", v.Job.Status, v.Job.PRLink)

@@ -10,7 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // KeysPage shows the project id, a key just issued (once), the form that
@@ -173,7 +173,7 @@ func KeysPage(s Shell, v KeysView) templ.Component {
 	})
 }
 
-func keyRow(v KeysView, k db.APIKey) templ.Component {
+func keyRow(v KeysView, k model.APIKey) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Shell is what every page's frame needs: who is signed in, which project
@@ -14,7 +14,7 @@ import (
 type Shell struct {
 	Title   string
 	User    string // the signed-in admin's email; empty when signed out
-	Project *db.Project
+	Project *model.Project
 	Tab     string // settings, keys, jobs or analytics
 	Flash   string
 }
@@ -68,18 +68,18 @@ type ProjectForm struct {
 
 // ProjectsView is the project list and the form that creates one.
 type ProjectsView struct {
-	Projects []db.Project
+	Projects []model.Project
 	Form     ProjectForm
 }
 
 // SettingsView is a project's settings page.
 type SettingsView struct {
 	Form        ProjectForm
-	Members     []db.Member
+	Members     []model.Member
 	MemberEmail string
 	MemberError string
 	Signup      string // open, invite or closed: what to tell about unknown emails
-	Deliveries  []db.WebhookDelivery
+	Deliveries  []model.WebhookDelivery
 	Now         time.Time
 	Invites     InvitesView
 }
@@ -87,7 +87,7 @@ type SettingsView struct {
 // KeysView is a project's API keys page.
 type KeysView struct {
 	ProjectID string
-	Keys      []db.APIKey
+	Keys      []model.APIKey
 	NewKey    string // the key just issued, shown this once
 	NewName   string
 	Form      KeyForm
@@ -115,7 +115,7 @@ type ErrorView struct {
 	RequestID string
 }
 
-func projectURL(p *db.Project, tab string) string {
+func projectURL(p *model.Project, tab string) string {
 	switch tab {
 	case TabSettings:
 		return "/projects/" + p.ID
@@ -124,7 +124,7 @@ func projectURL(p *db.Project, tab string) string {
 	}
 }
 
-func keyStatus(k db.APIKey, now time.Time) string {
+func keyStatus(k model.APIKey, now time.Time) string {
 	switch {
 	case k.RevokedAt != nil:
 		return "revoked"

@@ -388,6 +388,21 @@ func (d *DB) AnalyticsMaxViewID(ctx context.Context, siteID int64) (int64, error
 	return id.Int64, nil
 }
 
+// AnalyticsView reads one view of a site by id, or ErrNotFound: an index
+// snapshot checks with it that the view it ends at is the database's.
+func (d *DB) AnalyticsView(ctx context.Context, siteID, id int64) (PageView, error) {
+	v := PageView{ID: id}
+	err := d.r.QueryRowContext(ctx, `/* DB.AnalyticsView */ SELECT at, path_id, visitor_id, class FROM analytics_views WHERE id = ? AND site_id = ?`,
+		id, siteID).Scan(&v.At, &v.PathID, &v.VisitorID, &v.Class)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, ErrNotFound
+	}
+	if err != nil {
+		return v, fmt.Errorf("db: unable to read page view %d: %w", id, err)
+	}
+	return v, nil
+}
+
 // AnalyticsPaths calls fn for every path of a site whose id is above afterID.
 func (d *DB) AnalyticsPaths(ctx context.Context, siteID, afterID int64, fn func(id int64, path string)) error {
 	rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsPaths */ SELECT id, path FROM analytics_paths WHERE site_id = ? AND id > ? ORDER BY id`, siteID, afterID)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,17 +18,11 @@ import (
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
 )
 
-// Sentinel errors callers match with errors.Is.
-var (
-	ErrNotFound = errors.New("not found")
-	ErrConflict = errors.New("conflict")
-)
-
 // DB is Folio's database: one writer connection, because SQLite admits one
 // writer at a time and a single connection turns lock contention into a queue,
 // and a pool of readers that WAL lets run beside it.
 type DB struct {
-	w    *sql.DB
+	w    writer
 	r    *sql.DB
 	path string
 	keys *sharedCounter // KeysVersion
@@ -51,14 +46,14 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// the cost of a point read (BENCHMARKS.md). The driver re-prepares a
 	// cached statement itself when the schema changes.
 	params.Set("_stmt_cache_size", "64")
-	writer, err := sql.Open("sqlite3", "file:"+path+"?"+params.Encode())
+	wdb, err := sql.Open("sqlite3", "file:"+path+"?"+params.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to open %s: %w", path, err)
 	}
-	writer.SetMaxOpenConns(1)
-	writer.SetConnMaxIdleTime(0)
-	if err := writer.PingContext(ctx); err != nil {
-		writer.Close()
+	wdb.SetMaxOpenConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	if err := wdb.PingContext(ctx); err != nil {
+		wdb.Close()
 		return nil, fmt.Errorf("db: unable to open %s: %w", path, err)
 	}
 
@@ -66,7 +61,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	params.Set("mode", "ro")
 	reader, err := sql.Open("sqlite3", "file:"+path+"?"+params.Encode())
 	if err != nil {
-		writer.Close()
+		wdb.Close()
 		return nil, fmt.Errorf("db: unable to open %s for reading: %w", path, err)
 	}
 	n := max(4, 2*runtime.NumCPU())
@@ -75,17 +70,26 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	keys, err := openSharedCounter(path + "-keys")
 	if err != nil {
 		reader.Close()
-		writer.Close()
+		wdb.Close()
 		return nil, fmt.Errorf("db: unable to open the keys version: %w", err)
 	}
-	return &DB{w: writer, r: reader, path: path, keys: keys}, nil
+	data, err := openSharedCounter(path + "-data")
+	if err != nil {
+		keys.close()
+		reader.Close()
+		wdb.Close()
+		return nil, fmt.Errorf("db: unable to open the data version: %w", err)
+	}
+	return &DB{w: writer{db: wdb, data: data}, r: reader, path: path, keys: keys}, nil
 }
 
 // Close closes both pools and the keys version; nothing may use d after.
 func (d *DB) Close() error {
-	err := errors.Join(d.r.Close(), d.w.Close())
-	if d.keys != nil {
-		err = errors.Join(err, d.keys.close())
+	err := errors.Join(d.r.Close(), d.w.db.Close())
+	for _, c := range []*sharedCounter{d.keys, d.w.data} {
+		if c != nil {
+			err = errors.Join(err, c.close())
+		}
 	}
 	return err
 }
@@ -118,7 +122,7 @@ func (d *DB) Path() string { return d.path }
 // tx runs fn in a write transaction (BEGIN IMMEDIATE), committing when fn
 // returns nil.
 func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := d.w.BeginTx(ctx, nil)
+	tx, err := d.w.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -126,36 +130,40 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	return d.w.commit(tx)
+}
+
+// queryAll runs query on the readers and scans each row with scan; what
+// names it in errors.
+func queryAll[T any](ctx context.Context, d *DB, what string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := d.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to %s: %w", what, err)
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: unable to %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: unable to %s: %w", what, err)
+	}
+	return out, nil
 }
 
 // NewID returns an opaque, unguessable identifier: 128 random bits in
-// lower-case base32, 26 characters.
+// lower-case base32 (Crockford's alphabet, no i l o u), 26 characters.
 func NewID() string {
 	var b [16]byte
 	rand.Read(b[:])
-	return encodeBase32(b[:])
+	return idEncoding.EncodeToString(b[:])
 }
 
-const base32Alphabet = "0123456789abcdefghjkmnpqrstvwxyz" // Crockford, no i l o u
-
-func encodeBase32(b []byte) string {
-	out := make([]byte, 0, (len(b)*8+4)/5)
-	var acc uint32
-	bits := 0
-	for _, c := range b {
-		acc = acc<<8 | uint32(c)
-		bits += 8
-		for bits >= 5 {
-			bits -= 5
-			out = append(out, base32Alphabet[(acc>>uint(bits))&31])
-		}
-	}
-	if bits > 0 {
-		out = append(out, base32Alphabet[(acc<<uint(5-bits))&31])
-	}
-	return string(out)
-}
+var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
 // millis is how times are stored: integer milliseconds since the Unix epoch, UTC.
 func millis(t time.Time) int64 { return t.UnixMilli() }

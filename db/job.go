@@ -9,65 +9,29 @@ import (
 	"time"
 )
 
-// Job statuses (CONTRACT §2).
-const (
-	JobActive    = "active"
-	JobCompleted = "completed"
-	JobFailed    = "failed"
-	JobArchived  = "archived"
-)
-
 // Sentinel errors of job transitions.
 var (
 	ErrJobArchived  = errors.New("job is archived")
 	ErrJobNotActive = errors.New("job is not active")
 )
 
-// Job is an agent job. It works in turns: Turn is the turn being worked on
-// (or the last one); Recovery and Attempts count re-enqueues and starts of
-// that turn; LeaseOwner holds the attempt running it until LeaseUntil.
-type Job struct {
-	ID           string
-	ProjectID    string
-	Status       string
-	Repository   string
-	Ref          string
-	Model        string
-	Branch       string
-	PRLink       string
-	ErrorCode    string
-	ErrorMessage string
-	Turn         int
-	Recovery     int
-	Attempts     int
-	LeaseOwner   string
-	LeaseUntil   *time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-	ArchivedAt   *time.Time
-	Steps        int   // model calls of all runs
-	Tokens       int64 // tokens of all runs
-	// MergedAt is set when Folio merged the job's branch into its ref;
-	// MergeBase..MergeHead (the ref's head before, the branch's tip) is
-	// what was merged.
-	MergedAt  *time.Time
-	MergeBase string
-	MergeHead string
-}
-
 const jobColumns = `id, project_id, status, repository, ref, model, branch, pr_link, error_code, error_message,
 	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at, steps, tokens,
-	merged_at, merge_base, merge_head`
+	summary, problems, merged_at, merge_commit, status_changes`
 
 func scanJob(s scanner) (Job, error) {
 	var j Job
 	var created, updated int64
 	var lease, archived, merged sql.NullInt64
+	var summary sql.NullString
 	err := s.Scan(&j.ID, &j.ProjectID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink,
 		&j.ErrorCode, &j.ErrorMessage, &j.Turn, &j.Recovery, &j.Attempts, &j.LeaseOwner, &lease,
-		&created, &updated, &archived, &j.Steps, &j.Tokens, &merged, &j.MergeBase, &j.MergeHead)
+		&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged, &j.MergeCommit, &j.StatusChanges)
 	j.CreatedAt, j.UpdatedAt = fromMillis(created), fromMillis(updated)
 	j.LeaseUntil, j.ArchivedAt, j.MergedAt = fromNullMillis(lease), fromNullMillis(archived), fromNullMillis(merged)
+	if summary.Valid {
+		j.Summary = &summary.String
+	}
 	return j, err
 }
 
@@ -90,19 +54,11 @@ func (d *DB) CreateJob(ctx context.Context, j Job, prompt string, idem *Idempote
 		if err := insertPrompt(ctx, tx, j.ID, 1, prompt, t); err != nil {
 			return err
 		}
-		if idem == nil {
-			return nil
-		}
-		// An expired key may be reused: forget it first.
-		if _, err := tx.ExecContext(ctx, `/* DB.CreateJob */
-			DELETE FROM idempotency_keys WHERE project_id = ? AND key = ? AND created_at < ?`,
-			j.ProjectID, idem.Key, millis(t.Add(-IdempotencyTTL))); err != nil {
+		var err error
+		if j, err = countStatusChange(ctx, tx, j.ID); err != nil || idem == nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `/* DB.CreateJob */
-			INSERT INTO idempotency_keys (project_id, key, body_hash, job_id, created_at) VALUES (?, ?, ?, ?, ?)`,
-			j.ProjectID, idem.Key, idem.BodyHash, j.ID, millis(t))
-		return err
+		return insertIdempotencyKey(ctx, tx, *idem, j.ID, t)
 	})
 	if isUniqueViolation(err) {
 		return Job{}, ErrConflict
@@ -111,6 +67,21 @@ func (d *DB) CreateJob(ctx context.Context, j Job, prompt string, idem *Idempote
 		return Job{}, fmt.Errorf("db: unable to create job: %w", err)
 	}
 	return j, nil
+}
+
+// insertIdempotencyKey stores the key that made a request about jobID; a
+// live key of the same project already stored is a unique violation.
+func insertIdempotencyKey(ctx context.Context, tx *sql.Tx, idem IdempotencyKey, jobID string, t time.Time) error {
+	// An expired key may be reused: forget it first.
+	if _, err := tx.ExecContext(ctx, `/* DB.insertIdempotencyKey */
+		DELETE FROM idempotency_keys WHERE project_id = ? AND key = ? AND created_at < ?`,
+		idem.ProjectID, idem.Key, millis(t.Add(-IdempotencyTTL))); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `/* DB.insertIdempotencyKey */
+		INSERT INTO idempotency_keys (project_id, key, body_hash, job_id, created_at) VALUES (?, ?, ?, ?, ?)`,
+		idem.ProjectID, idem.Key, idem.BodyHash, jobID, millis(t))
+	return err
 }
 
 func insertPrompt(ctx context.Context, tx *sql.Tx, jobID string, turn int, prompt string, t time.Time) error {
@@ -157,20 +128,24 @@ func (d *DB) JobViewByID(ctx context.Context, projectID, id string) (Job, error)
 	}
 	j := Job{ProjectID: projectID}
 	var created, updated int64
-	var archived sql.NullInt64
+	var archived, merged sql.NullInt64
+	var summary sql.NullString
 	err = d.r.QueryRowContext(rctx, `/* DB.JobViewByID */
 		SELECT id, status, repository, ref, model, branch, pr_link, error_code, error_message,
-			created_at, updated_at, archived_at, steps, tokens
+			created_at, updated_at, archived_at, steps, tokens, summary, problems, merged_at
 		FROM jobs WHERE id = ? AND project_id = ?`, id, projectID).
 		Scan(&j.ID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink, &j.ErrorCode, &j.ErrorMessage,
-			&created, &updated, &archived, &j.Steps, &j.Tokens)
+			&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, ErrNotFound
 	}
 	if err != nil {
 		return Job{}, fmt.Errorf("db: unable to fetch job %s: %w", id, err)
 	}
-	j.CreatedAt, j.UpdatedAt, j.ArchivedAt = fromMillis(created), fromMillis(updated), fromNullMillis(archived)
+	j.CreatedAt, j.UpdatedAt, j.ArchivedAt, j.MergedAt = fromMillis(created), fromMillis(updated), fromNullMillis(archived), fromNullMillis(merged)
+	if summary.Valid {
+		j.Summary = &summary.String
+	}
 	return j, nil
 }
 
@@ -254,23 +229,7 @@ func (d *DB) UnclaimedJobs(ctx context.Context, t time.Time) ([]Job, error) {
 
 // queryJobs runs a query of jobColumns; what names it in errors.
 func (d *DB) queryJobs(ctx context.Context, what, query string, args ...any) ([]Job, error) {
-	rows, err := d.r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("db: unable to %s: %w", what, err)
-	}
-	defer rows.Close()
-	out := []Job{}
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: unable to %s: %w", what, err)
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: unable to %s: %w", what, err)
-	}
-	return out, nil
+	return queryAll(ctx, d, what, scanJob, query, args...)
 }
 
 // jobTx loads a job of a project inside tx, for a transition.
@@ -287,15 +246,21 @@ func jobTx(ctx context.Context, tx *sql.Tx, projectID, id string) (Job, error) {
 // new turn (started reports true: the caller enqueues it); on an active job
 // the prompt waits for the turn after the current one. An archived job
 // gives ErrJobArchived.
-func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string) (j Job, started bool, err error) {
+func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string, idem *IdempotencyKey) (j Job, started bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		if j, err = jobTx(ctx, tx, projectID, id); err != nil {
 			return err
 		}
 		t := now()
-		switch j.Status {
-		case JobArchived:
+		if j.Status == JobArchived {
 			return ErrJobArchived
+		}
+		if idem != nil {
+			if err := insertIdempotencyKey(ctx, tx, *idem, j.ID, t); err != nil {
+				return err
+			}
+		}
+		switch j.Status {
 		case JobActive:
 			return insertPrompt(ctx, tx, j.ID, j.Turn+1, prompt, t)
 		}
@@ -307,8 +272,15 @@ func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string) (j 
 			WHERE id = ?`, j.Turn, millis(t), j.ID); err != nil {
 			return err
 		}
-		return insertPrompt(ctx, tx, j.ID, j.Turn, prompt, t)
+		if err := insertPrompt(ctx, tx, j.ID, j.Turn, prompt, t); err != nil {
+			return err
+		}
+		j, err = countStatusChange(ctx, tx, j.ID)
+		return err
 	})
+	if isUniqueViolation(err) {
+		return Job{}, false, ErrConflict
+	}
 	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) {
 		err = fmt.Errorf("db: unable to add a prompt to job %s: %w", id, err)
 	}
@@ -317,25 +289,6 @@ func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string) (j 
 
 // ArchiveJob archives a job in any state but archived (ErrJobArchived).
 func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) {
-	return d.archiveJob(ctx, projectID, id, nil)
-}
-
-// JobMerge is what merging a job's branch did: the ref's head before the
-// merge and the branch's tip that was merged.
-type JobMerge struct {
-	Base string
-	Head string
-}
-
-// ArchiveMergedJob archives a job whose branch was merged into its ref and
-// records the merge, in one transaction, so a merged job is never left
-// unarchived nor archived without its merge. A job already archived gives
-// ErrJobArchived and is left as it is.
-func (d *DB) ArchiveMergedJob(ctx context.Context, projectID, id string, m JobMerge) (Job, error) {
-	return d.archiveJob(ctx, projectID, id, &m)
-}
-
-func (d *DB) archiveJob(ctx context.Context, projectID, id string, m *JobMerge) (Job, error) {
 	var j Job
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var err error
@@ -345,27 +298,79 @@ func (d *DB) archiveJob(ctx context.Context, projectID, id string, m *JobMerge) 
 		if j.Status == JobArchived {
 			return ErrJobArchived
 		}
-		t := now()
-		j.Status, j.ArchivedAt, j.UpdatedAt, j.LeaseOwner, j.LeaseUntil = JobArchived, &t, t, "", nil
-		if _, err := tx.ExecContext(ctx, `/* DB.ArchiveJob */
-			UPDATE jobs SET status = 'archived', archived_at = ?, updated_at = ?, lease_owner = '', lease_until = NULL WHERE id = ?`,
-			millis(t), millis(t), j.ID); err != nil {
+		if j, err = archiveTx(ctx, tx, j, now()); err != nil {
 			return err
 		}
-		if m != nil {
-			j.MergedAt, j.MergeBase, j.MergeHead = &t, m.Base, m.Head
-			if _, err := tx.ExecContext(ctx, `/* DB.ArchiveMergedJob */
-				UPDATE jobs SET merged_at = ?, merge_base = ?, merge_head = ? WHERE id = ?`,
-				millis(t), m.Base, m.Head, j.ID); err != nil {
-				return err
-			}
-		}
-		return dropQueuedPrompts(ctx, tx, j)
+		j, err = countStatusChange(ctx, tx, j.ID)
+		return err
 	})
 	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) {
 		err = fmt.Errorf("db: unable to archive job %s: %w", id, err)
 	}
 	return j, err
+}
+
+// archiveTx archives j at t: a run under way loses its lease and the
+// follow-ups queued for later turns are dropped.
+func archiveTx(ctx context.Context, tx *sql.Tx, j Job, t time.Time) (Job, error) {
+	j.Status, j.ArchivedAt, j.UpdatedAt, j.LeaseOwner, j.LeaseUntil = JobArchived, &t, t, "", nil
+	if _, err := tx.ExecContext(ctx, `/* DB.archiveTx */
+		UPDATE jobs SET status = 'archived', archived_at = ?, updated_at = ?, lease_owner = '', lease_until = NULL WHERE id = ?`,
+		millis(t), millis(t), j.ID); err != nil {
+		return j, err
+	}
+	return j, dropQueuedPrompts(ctx, tx, j)
+}
+
+// MergeJob records that the job's branch was merged into its ref — by
+// Folio, or its pull request on GitHub — with the merge commit and the
+// diff that was merged, and archives the job as ArchiveJob does, whatever
+// its state. A job archived before keeps its archivedAt (its pull request
+// was merged after it was put away); archived reports whether this call
+// archived it. A job whose merge is recorded already gives ErrJobArchived.
+func (d *DB) MergeJob(ctx context.Context, projectID, id, commit, diff string) (j Job, archived bool, err error) {
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		if j, err = jobTx(ctx, tx, projectID, id); err != nil {
+			return err
+		}
+		if j.MergedAt != nil {
+			return ErrJobArchived
+		}
+		t := now()
+		if j.Status != JobArchived {
+			if j, err = archiveTx(ctx, tx, j, t); err != nil {
+				return err
+			}
+			archived = true
+		}
+		j.UpdatedAt, j.MergedAt, j.MergeCommit = t, &t, commit
+		if _, err = tx.ExecContext(ctx, `/* DB.MergeJob */
+			UPDATE jobs SET updated_at = ?, merged_at = ?, merge_commit = ?, merged_diff = ? WHERE id = ?`,
+			millis(t), millis(t), commit, diff, j.ID); err != nil {
+			return err
+		}
+		if archived { // a status change: its webhook event carries the merge
+			j, err = countStatusChange(ctx, tx, j.ID)
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) {
+		err = fmt.Errorf("db: unable to record the merge of job %s: %w", id, err)
+	}
+	return j, archived, err
+}
+
+// MergedDiff is the diff a merged job brought to its ref ("" if none).
+func (d *DB) MergedDiff(ctx context.Context, id string) (string, error) {
+	var diff string
+	err := d.r.QueryRowContext(ctx, `/* DB.MergedDiff */ SELECT merged_diff FROM jobs WHERE id = ?`, id).Scan(&diff)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("db: unable to read the merged diff of job %s: %w", id, err)
+	}
+	return diff, nil
 }
 
 // CancelJob fails an active job with code, dropping its queued follow-ups.
@@ -401,7 +406,10 @@ func failTx(ctx context.Context, tx *sql.Tx, j Job, code, message string) (Job, 
 		WHERE id = ?`, code, message, millis(t), j.ID); err != nil {
 		return j, err
 	}
-	return j, dropQueuedPrompts(ctx, tx, j)
+	if err := dropQueuedPrompts(ctx, tx, j); err != nil {
+		return j, err
+	}
+	return countStatusChange(ctx, tx, j.ID)
 }
 
 // dropQueuedPrompts marks the follow-ups waiting for a later turn as dropped.
@@ -472,11 +480,21 @@ func (d *DB) AddJobUsage(ctx context.Context, id string, steps int, tokens int64
 	return nil
 }
 
+// TurnOutcome is what a finished turn leaves on its job: the pull request
+// link (empty keeps the one stored), the agent's final answer and the
+// problems the checks still found (a JSON array).
+type TurnOutcome struct {
+	PRLink   string
+	Summary  string
+	Problems string
+}
+
 // FinishJobRun ends owner's successful turn: its messages join the history,
 // prLink is set if given (and never cleared), and the job either starts the
 // next turn, when follow-ups are waiting (next is true: the caller enqueues
 // it), or becomes completed. ok is false when owner no longer held the job.
-func (d *DB) FinishJobRun(ctx context.Context, id, owner, prLink string) (j Job, next, ok bool, err error) {
+func (d *DB) FinishJobRun(ctx context.Context, id, owner string, out TurnOutcome) (j Job, next, ok bool, err error) {
+	prLink := out.PRLink
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		if j, err = jobTx(ctx, tx, "", id); err != nil {
 			return err
@@ -500,15 +518,26 @@ func (d *DB) FinishJobRun(ctx context.Context, id, owner, prLink string) (j Job,
 			j.PRLink = prLink
 		}
 		j.UpdatedAt, j.LeaseOwner, j.LeaseUntil = t, "", nil
+		j.Summary, j.Problems = &out.Summary, out.Problems
+		if j.Problems == "" {
+			j.Problems = "[]"
+		}
 		if waiting > 0 {
 			next = true
 			j.Turn, j.Recovery, j.Attempts = j.Turn+1, 0, 0
 		} else {
 			j.Status = JobCompleted
 		}
-		_, err := tx.ExecContext(ctx, `/* DB.FinishJobRun */
-			UPDATE jobs SET status = ?, pr_link = ?, turn = ?, recovery = ?, attempts = ?, lease_owner = '', lease_until = NULL, updated_at = ?
-			WHERE id = ?`, j.Status, j.PRLink, j.Turn, j.Recovery, j.Attempts, millis(t), id)
+		if _, err := tx.ExecContext(ctx, `/* DB.FinishJobRun */
+			UPDATE jobs SET status = ?, pr_link = ?, turn = ?, recovery = ?, attempts = ?, lease_owner = '', lease_until = NULL, updated_at = ?,
+				summary = ?, problems = ?
+			WHERE id = ?`, j.Status, j.PRLink, j.Turn, j.Recovery, j.Attempts, millis(t), *j.Summary, j.Problems, id); err != nil {
+			return err
+		}
+		if next {
+			return nil // still active: no status change
+		}
+		j, err = countStatusChange(ctx, tx, j.ID)
 		return err
 	})
 	if err != nil {
@@ -552,23 +581,7 @@ func (d *DB) RecoverJobRun(ctx context.Context, id string, turn, recovery int) (
 	return n > 0, nil
 }
 
-// JobMessage is one stored message of a job's conversation. ToolCalls is
-// the JSON array the agent produced. Attempt is empty for prompts.
-type JobMessage struct {
-	ID         int64
-	JobID      string
-	Turn       int
-	Attempt    string
-	Role       string
-	Content    string
-	ToolCalls  string
-	ToolCallID string
-	ToolName   string
-	IsError    bool
-	Kept       bool // part of the history the agent continues from
-	Dropped    bool // a follow-up dropped by a cancel or failure
-	CreatedAt  time.Time
-}
+const jobMessageColumns = `id, job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, kept, dropped, created_at`
 
 // AddJobMessage stores a message an attempt produced.
 func (d *DB) AddJobMessage(ctx context.Context, m JobMessage) error {
@@ -587,29 +600,29 @@ func (d *DB) AddJobMessage(ctx context.Context, m JobMessage) error {
 // continues from (no failed attempt, no dropped prompt, nothing past upTo turn).
 func (d *DB) JobMessages(ctx context.Context, jobID string, keptOnly bool, upTo int) ([]JobMessage, error) {
 	q := `/* DB.JobMessages */
-		SELECT id, job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, kept, dropped, created_at
-		FROM job_messages WHERE job_id = ?`
+		SELECT ` + jobMessageColumns + ` FROM job_messages WHERE job_id = ?`
 	args := []any{jobID}
 	if keptOnly {
 		q += ` AND kept = 1 AND turn <= ?`
 		args = append(args, upTo)
 	}
 	q += ` ORDER BY turn, attempt <> '', id`
-	rows, err := d.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("db: unable to list messages of job %s: %w", jobID, err)
-	}
-	defer rows.Close()
-	out := []JobMessage{}
-	for rows.Next() {
-		var m JobMessage
-		var created int64
-		if err := rows.Scan(&m.ID, &m.JobID, &m.Turn, &m.Attempt, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID,
-			&m.ToolName, &m.IsError, &m.Kept, &m.Dropped, &created); err != nil {
-			return nil, fmt.Errorf("db: unable to list messages of job %s: %w", jobID, err)
-		}
-		m.CreatedAt = fromMillis(created)
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list messages of job "+jobID, scanJobMessage, q, args...)
+}
+
+// JobMessagesAfter is what was recorded of a job's conversation after the
+// message with id after, in the order it was recorded (ids only grow): what
+// a job's event stream has not sent yet.
+func (d *DB) JobMessagesAfter(ctx context.Context, jobID string, after int64) ([]JobMessage, error) {
+	return queryAll(ctx, d, "list messages of job "+jobID, scanJobMessage, `/* DB.JobMessagesAfter */
+		SELECT `+jobMessageColumns+` FROM job_messages WHERE job_id = ? AND id > ? ORDER BY id`, jobID, after)
+}
+
+func scanJobMessage(s scanner) (JobMessage, error) {
+	var m JobMessage
+	var created int64
+	err := s.Scan(&m.ID, &m.JobID, &m.Turn, &m.Attempt, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID,
+		&m.ToolName, &m.IsError, &m.Kept, &m.Dropped, &created)
+	m.CreatedAt = fromMillis(created)
+	return m, err
 }

@@ -25,7 +25,7 @@ func TestJobsInTheSameMillisecondListNewestFirst(t *testing.T) {
 		want = append(want, j.ID)
 	}
 	slices.Reverse(want)
-	if _, err := d.w.Exec(`UPDATE jobs SET created_at = 1767225600000`); err != nil {
+	if _, err := d.w.ExecContext(context.Background(), `UPDATE jobs SET created_at = 1767225600000`); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -22,23 +22,30 @@ func (d *DB) KeysVersion() (v uint64, ok bool) {
 }
 
 // changeKeys runs commit, a write that can end keys' validity, inside the
-// version's odd window. Writers take turns (a lock on the file, and a mutex
-// in the process); a writer that dies inside the window leaves the counter
-// odd, which keeps every cache off until the next change or the next
-// process start repairs it.
+// keys version's odd window (sharedCounter.change).
 func (d *DB) changeKeys(commit func() error) error {
-	if d.keys == nil {
+	return d.keys.change(commit)
+}
+
+// change runs commit inside the counter's odd window: odd before, even and
+// higher after. Writers take turns (a lock on the file, and a mutex in the
+// process); a writer that dies inside the window leaves the counter odd,
+// which keeps every cache off until the next change or the next process
+// start repairs it. A nil counter (no shared memory on this platform) just
+// commits.
+func (c *sharedCounter) change(commit func() error) error {
+	if c == nil {
 		return commit()
 	}
-	if err := d.keys.lock(); err != nil {
-		return fmt.Errorf("db: unable to lock the keys version: %w", err)
+	if err := c.lock(); err != nil {
+		return fmt.Errorf("db: unable to lock a shared version: %w", err)
 	}
-	defer d.keys.unlock()
-	v := d.keys.load()
+	defer c.unlock()
+	v := c.load()
 	if v%2 == 0 {
-		d.keys.store(v + 1)
+		c.store(v + 1)
 	}
 	err := commit()
-	d.keys.store(v | 1 + 1) // even, and above any value seen before
+	c.store(v | 1 + 1) // even, and above any value seen before
 	return err
 }

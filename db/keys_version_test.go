@@ -71,7 +71,7 @@ func TestKeysVersionAfterAWriterDiesMidChange(t *testing.T) {
 			os.Exit(2)
 		}
 		d.changeKeys(func() error {
-			if _, err := d.w.Exec(`UPDATE api_keys SET revoked_at = 1`); err != nil {
+			if _, err := d.w.ExecContext(context.Background(), `UPDATE api_keys SET revoked_at = 1`); err != nil {
 				os.Exit(2)
 			}
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)

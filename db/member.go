@@ -4,15 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 )
-
-// Member is a user who administers a project.
-type Member struct {
-	UserID  string
-	Email   string
-	AddedAt time.Time
-}
 
 // ProjectMembers lists a project's members in the order they joined.
 func (d *DB) ProjectMembers(ctx context.Context, projectID string) ([]Member, error) {
@@ -40,7 +32,7 @@ func (d *DB) ProjectMembers(ctx context.Context, projectID string) ([]Member, er
 // own table (sessions, created by our migrations) through. It is the writer,
 // because the library writes on every sign-in; Folio's own SQL stays in this
 // package.
-func (d *DB) SessionStore() *sql.DB { return d.w }
+func (d *DB) SessionStore() *sql.DB { return d.w.db }
 
 // ErrLastMember is returned when removing a project's only member.
 var ErrLastMember = fmt.Errorf("a project keeps at least one member: %w", ErrConflict)

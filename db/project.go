@@ -8,22 +8,6 @@ import (
 	"time"
 )
 
-// Project is one docs repository with its agent settings and its traffic.
-type Project struct {
-	ID             string
-	Name           string
-	Repository     string
-	Ref            string
-	Model          string
-	OwnerID        string
-	WebhookURL     string
-	WebhookSecret  string
-	DraftPRs       bool
-	AllowedDomains string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-}
-
 const projectColumns = `id, name, repository, ref, model, coalesce(owner_id, ''), webhook_url, webhook_secret, draft_prs, allowed_domains, created_at, updated_at`
 
 // CreateProject stores p with a new id; an owner, if set, becomes its first member.

@@ -11,14 +11,6 @@ import (
 	"github.com/mattn/go-sqlite3"
 )
 
-// User is a dashboard admin.
-type User struct {
-	ID           string
-	Email        string
-	PasswordHash string
-	CreatedAt    time.Time
-}
-
 // ErrEmailTaken is returned when a user with the same email exists.
 var ErrEmailTaken = fmt.Errorf("email already registered: %w", ErrConflict)
 

@@ -2,44 +2,24 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 )
 
-// WebhookDelivery is one attempt to deliver a webhook event to a project's URL.
-type WebhookDelivery struct {
-	ID         string
-	ProjectID  string
-	JobID      string
-	EventID    string
-	Attempt    int
-	URL        string
-	StatusCode int    // 0 when no response came
-	Error      string // why the attempt failed, if it did
-	Duration   time.Duration
-	CreatedAt  time.Time
-}
-
-// AddWebhookDelivery logs a delivery attempt.
-func (d *DB) AddWebhookDelivery(ctx context.Context, w WebhookDelivery) (WebhookDelivery, error) {
-	w.ID = NewID()
-	if w.CreatedAt.IsZero() {
-		w.CreatedAt = now()
-	}
-	_, err := d.w.ExecContext(ctx, `/* DB.AddWebhookDelivery */
-		INSERT INTO webhook_deliveries (id, project_id, job_id, event_id, attempt, url, status_code, error, duration_ms, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		w.ID, w.ProjectID, w.JobID, w.EventID, w.Attempt, w.URL, w.StatusCode, w.Error, w.Duration.Milliseconds(), millis(w.CreatedAt))
-	if err != nil {
-		return WebhookDelivery{}, fmt.Errorf("db: unable to log a webhook delivery: %w", err)
-	}
-	return w, nil
+// insertWebhookDelivery logs a delivery attempt made at t, in tx.
+func insertWebhookDelivery(ctx context.Context, tx *sql.Tx, w WebhookDelivery, t time.Time) error {
+	_, err := tx.ExecContext(ctx, `/* DB.insertWebhookDelivery */
+		INSERT INTO webhook_deliveries (id, project_id, job_id, event_id, sequence, attempt, url, status_code, error, duration_ms, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		NewID(), w.ProjectID, w.JobID, w.EventID, w.Sequence, w.Attempt, w.URL, w.StatusCode, w.Error, w.Duration.Milliseconds(), millis(t))
+	return err
 }
 
 // WebhookDeliveries lists a project's latest delivery attempts, newest first.
 func (d *DB) WebhookDeliveries(ctx context.Context, projectID string, limit int) ([]WebhookDelivery, error) {
 	rows, err := d.r.QueryContext(ctx, `/* DB.WebhookDeliveries */
-		SELECT id, project_id, job_id, event_id, attempt, url, status_code, error, duration_ms, created_at
+		SELECT id, project_id, job_id, event_id, sequence, attempt, url, status_code, error, duration_ms, created_at
 		FROM webhook_deliveries WHERE project_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`, projectID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to list webhook deliveries: %w", err)
@@ -49,7 +29,7 @@ func (d *DB) WebhookDeliveries(ctx context.Context, projectID string, limit int)
 	for rows.Next() {
 		var w WebhookDelivery
 		var ms, created int64
-		if err := rows.Scan(&w.ID, &w.ProjectID, &w.JobID, &w.EventID, &w.Attempt, &w.URL, &w.StatusCode, &w.Error, &ms, &created); err != nil {
+		if err := rows.Scan(&w.ID, &w.ProjectID, &w.JobID, &w.EventID, &w.Sequence, &w.Attempt, &w.URL, &w.StatusCode, &w.Error, &ms, &created); err != nil {
 			return nil, fmt.Errorf("db: unable to list webhook deliveries: %w", err)
 		}
 		w.Duration, w.CreatedAt = time.Duration(ms)*time.Millisecond, fromMillis(created)

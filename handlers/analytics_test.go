@@ -19,6 +19,7 @@ import (
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 type analyticsServer struct {
@@ -32,12 +33,12 @@ func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 	t.Helper()
 	ctx := context.Background()
 	d := testenv.NewDB(t)
-	p, err := d.CreateProject(ctx, db.Project{Name: "docs", Repository: "/tmp/docs", AllowedDomains: allowedDomains})
+	p, err := d.CreateProject(ctx, model.Project{Name: "docs", Repository: "/tmp/docs", AllowedDomains: allowedDomains})
 	if err != nil {
 		t.Fatal(err)
 	}
 	keys := auth.NewKeys(d)
-	key, _, err := keys.Issue(ctx, p.ID, "test", db.ScopeWrite, "never")
+	key, _, err := keys.Issue(ctx, p.ID, "test", model.ScopeWrite, "never")
 	if err != nil {
 		t.Fatal(err)
 	}

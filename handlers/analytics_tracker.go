@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -62,9 +61,9 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 			return
 		}
 		ip := clientIP(r)
-		if ok, retry := lim.allow(ip, time.Now()); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(retry))
-			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many events from this address; retry in %d seconds.", retry))
+		if ok, wait := lim.allow(ip, time.Now()); !ok {
+			setRetryAfter(w, wait)
+			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many events from this address; retry in %d seconds.", max(1, seconds(wait))))
 			return
 		}
 		var ev trackerEvent
@@ -113,7 +112,7 @@ func newIPLimiter(l TrackerLimits) *ipLimiter {
 }
 
 // allow takes a token for ip, or says in how many seconds to retry.
-func (l *ipLimiter) allow(ip string, now time.Time) (bool, int) {
+func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.swept) > time.Minute {
@@ -133,7 +132,7 @@ func (l *ipLimiter) allow(ip string, now time.Time) (bool, int) {
 	res := b.lim.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {
 		res.CancelAt(now)
-		return false, int(d/time.Second) + 1
+		return false, d
 	}
 	return true, 0
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/analytics"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // FuzzTrackerEvent sends the tracker's payload to POST /api/event backed by
@@ -21,7 +21,7 @@ import (
 func FuzzTrackerEvent(f *testing.F) {
 	ctx := context.Background()
 	d := testenv.NewDB(f)
-	p, err := d.CreateProject(ctx, db.Project{Name: "docs", Repository: "/tmp/docs", AllowedDomains: "docs.example.com"})
+	p, err := d.CreateProject(ctx, model.Project{Name: "docs", Repository: "/tmp/docs", AllowedDomains: "docs.example.com"})
 	if err != nil {
 		f.Fatal(err)
 	}

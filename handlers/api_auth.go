@@ -8,12 +8,12 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Authenticator turns an Authorization header into an API key.
 type Authenticator interface {
-	Authenticate(ctx context.Context, authorization string) (db.APIKey, error)
+	Authenticate(ctx context.Context, authorization string) (model.APIKey, error)
 }
 
 // RequireAPIKey guards the /v1 and /v2 API: a valid, unexpired, unrevoked
@@ -38,7 +38,7 @@ func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc {
 				WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Project not found."))
 				return
 			}
-			if key.Scope != db.ScopeWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			if key.Scope != model.ScopeWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {
 				WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "This API key is read-only; a write key is needed for %s.", r.Method))
 				return
 			}

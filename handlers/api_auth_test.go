@@ -18,6 +18,7 @@ import (
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // apiWorld is a router with one guarded endpoint per method, two projects
@@ -26,7 +27,7 @@ type apiWorld struct {
 	srv                        *httptest.Server
 	d                          *db.DB
 	keys                       *auth.Keys
-	p, other                   db.Project
+	p, other                   model.Project
 	write, read, expired, gone string
 	logs                       *bytes.Buffer
 }
@@ -36,13 +37,13 @@ func newAPIWorld(t testing.TB) *apiWorld {
 	ctx := context.Background()
 	w := &apiWorld{d: testenv.NewDB(t), logs: &bytes.Buffer{}}
 	w.keys = auth.NewKeys(w.d)
-	w.p, _ = w.d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	w.other, _ = w.d.CreateProject(ctx, db.Project{Name: "Other", Repository: "/tmp/other"})
-	w.write, _, _ = w.keys.Issue(ctx, w.p.ID, "w", db.ScopeWrite, "never")
-	w.read, _, _ = w.keys.Issue(ctx, w.p.ID, "r", db.ScopeRead, "never")
-	w.expired, _, _ = w.keys.Issue(ctx, w.p.ID, "e", db.ScopeWrite, "7d")
-	var rec db.APIKey
-	w.gone, rec, _ = w.keys.Issue(ctx, w.p.ID, "g", db.ScopeWrite, "never")
+	w.p, _ = w.d.CreateProject(ctx, model.Project{Name: "Docs", Repository: "/tmp/docs"})
+	w.other, _ = w.d.CreateProject(ctx, model.Project{Name: "Other", Repository: "/tmp/other"})
+	w.write, _, _ = w.keys.Issue(ctx, w.p.ID, "w", model.ScopeWrite, "never")
+	w.read, _, _ = w.keys.Issue(ctx, w.p.ID, "r", model.ScopeRead, "never")
+	w.expired, _, _ = w.keys.Issue(ctx, w.p.ID, "e", model.ScopeWrite, "7d")
+	var rec model.APIKey
+	w.gone, rec, _ = w.keys.Issue(ctx, w.p.ID, "g", model.ScopeWrite, "never")
 	w.d.RevokeAPIKey(ctx, w.p.ID, rec.ID)
 
 	r := mux.NewRouter()
@@ -133,7 +134,7 @@ func TestRequireAPIKey(t *testing.T) {
 		}
 	})
 	t.Run("revocation takes effect at once", func(t *testing.T) {
-		plain, rec, _ := w.keys.Issue(context.Background(), w.p.ID, "now", db.ScopeWrite, "never")
+		plain, rec, _ := w.keys.Issue(context.Background(), w.p.ID, "now", model.ScopeWrite, "never")
 		if res, _ := w.do(t, "GET", "/v2/agent/"+w.p.ID+"/probe", plain, nil); res.StatusCode != 200 {
 			t.Fatalf("fresh key: %d", res.StatusCode)
 		}

@@ -6,60 +6,49 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/alexedwards/scs/v2"
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
+	"github.com/folio-docs/folio/projects"
 )
 
-// DashboardStore is what the dashboard pages read and write.
+// DashboardStore is the one read the dashboard makes beside the services:
+// a project's webhook delivery log, a record with no rule to apply.
 type DashboardStore interface {
-	CreateUser(ctx context.Context, email, passwordHash string) (db.User, error)
-	UserByEmail(ctx context.Context, email string) (db.User, error)
-	UserByID(ctx context.Context, id string) (db.User, error)
-	CountUsers(ctx context.Context) (int, error)
-
-	CreateProject(ctx context.Context, p db.Project) (db.Project, error)
-	UpdateProject(ctx context.Context, p db.Project) (db.Project, error)
-	ProjectByID(ctx context.Context, id string) (db.Project, error)
-	ProjectsForUser(ctx context.Context, userID string) ([]db.Project, error)
-	IsProjectMember(ctx context.Context, projectID, userID string) (bool, error)
-	AddProjectMember(ctx context.Context, projectID, userID string) error
-	ProjectMembers(ctx context.Context, projectID string) ([]db.Member, error)
-
-	APIKeysForProject(ctx context.Context, projectID string) ([]db.APIKey, error)
-	RevokeAPIKey(ctx context.Context, projectID, keyID string) error
-
-	WebhookDeliveries(ctx context.Context, projectID string, limit int) ([]db.WebhookDelivery, error)
-
-	MembershipStore
+	WebhookDeliveries(ctx context.Context, projectID string, limit int) ([]model.WebhookDelivery, error)
 }
 
-// KeyIssuer issues API keys (auth.Keys).
+// KeyIssuer issues, lists and revokes a project's API keys (auth.Keys).
 type KeyIssuer interface {
-	Issue(ctx context.Context, projectID, name, scope, expiry string) (string, db.APIKey, error)
+	Issue(ctx context.Context, projectID, name, scope, expiry string) (string, model.APIKey, error)
+	List(ctx context.Context, projectID string) ([]model.APIKey, error)
+	Revoke(ctx context.Context, projectID, keyID string) error
 }
 
-// Signup policies (FOLIO_SIGNUP) for everyone after the first user.
-const (
-	SignupOpen   = "open"
-	SignupInvite = "invite"
-	SignupClosed = "closed"
-)
+// Accounts decides who may sign up and creates their accounts
+// (accounts.Service).
+type Accounts interface {
+	Signup() string // the policy, FOLIO_SIGNUP
+	MaySignUp(ctx context.Context) (first bool, err error)
+	SignUp(ctx context.Context, email, password string) (model.User, error)
+	SignUpInvited(ctx context.Context, token, password string) (model.User, model.Invitation, error)
+	InvitedAccount(ctx context.Context, inv model.Invitation) (bool, error)
+	SignIn(ctx context.Context, email, password string) (model.User, error)
+	User(ctx context.Context, id string) (model.User, error)
+}
 
 // Dashboard serves the pages project admins use, signed in with a session
 // cookie.
-// DashboardJobs is what the job pages need: the API's job service, and the
-// local review page's merge.
+// DashboardJobs is what the job pages need: the API's job service (with
+// the changes and the merge the review page shares with the API).
 type DashboardJobs interface {
 	JobService
-	MergeLocal(ctx context.Context, projectID, id string) (db.Job, local.MergeResult, error)
-	FirstPrompts(ctx context.Context, list []db.Job) (map[string]string, error)
+	FirstPrompts(ctx context.Context, list []model.Job) (map[string]string, error)
 }
 
 type Dashboard struct {
@@ -68,18 +57,17 @@ type Dashboard struct {
 	jobs         DashboardJobs // nil in a process without Redis: the job pages are not mounted
 	sessions     *scs.SessionManager
 	attempts     *SignInLimiter
-	signup       string
+	accounts     Accounts
 	defaultModel string
 	log          *slog.Logger
 	csrf         *http.CrossOriginProtection
 	analytics    AnalyticsReporter
 	baseURL      string
-	repos        RepositoryPolicy
-	// addressAttempts caps failed sign-ins per IP address across emails;
-	// hashing bounds concurrent password checks.
+	projects     ProjectService
+	// addressAttempts caps failed sign-ins per IP address across emails.
 	addressAttempts *SignInLimiter
-	hashing         chan struct{}
 	invites         InvitationService
+	eventKeepAlive  time.Duration // of the job pages' event streams
 }
 
 // DashboardConfig is what the dashboard is built from.
@@ -89,22 +77,27 @@ type DashboardConfig struct {
 	Jobs         DashboardJobs
 	Sessions     *scs.SessionManager
 	Attempts     *SignInLimiter
-	Signup       string // open, invite or closed
+	Accounts     Accounts
 	DefaultModel string // FOLIO_MODEL, shown where a project has none
 	Log          *slog.Logger
 	Analytics    AnalyticsReporter
-	BaseURL      string           // FOLIO_BASE_URL, for the snippets pages hand out
-	Repositories RepositoryPolicy // which repositories admins may connect
+	BaseURL      string // FOLIO_BASE_URL, for the snippets pages hand out
+	Projects     ProjectService
 	Invites      InvitationService
+	// EventKeepAlive is how often a job page's event stream says it is
+	// alive (DefaultKeepAlive if zero).
+	EventKeepAlive time.Duration
 }
 
 // NewDashboard builds the dashboard's handlers.
 func NewDashboard(c DashboardConfig) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
-		signup: c.Signup, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
-		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, repos: c.Repositories}
+		accounts: c.Accounts, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
+		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, projects: c.Projects, eventKeepAlive: c.EventKeepAlive}
+	if d.eventKeepAlive <= 0 {
+		d.eventKeepAlive = DefaultKeepAlive
+	}
 	d.addressAttempts = NewSignInLimiter(5*c.Attempts.Max, c.Attempts.Window)
-	d.hashing = make(chan struct{}, max(2, runtime.NumCPU()))
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d
 }
@@ -135,7 +128,7 @@ func (d *Dashboard) shell(r *http.Request, title string) components.Shell {
 }
 
 // projectShell is the frame of a page inside a project.
-func (d *Dashboard) projectShell(r *http.Request, p db.Project, tab, title string) components.Shell {
+func (d *Dashboard) projectShell(r *http.Request, p model.Project, tab, title string) components.Shell {
 	s := d.shell(r, title+" · "+p.Name)
 	s.Project, s.Tab = &p, tab
 	return s
@@ -177,26 +170,16 @@ func (d *Dashboard) pageError(w http.ResponseWriter, r *http.Request, status int
 
 // memberProject loads the project in the path if the signed-in user is a
 // member of it. Anyone else gets 404, as for a project that does not exist.
-func (d *Dashboard) memberProject(w http.ResponseWriter, r *http.Request) (db.Project, bool) {
+func (d *Dashboard) memberProject(w http.ResponseWriter, r *http.Request) (model.Project, bool) {
 	u, _ := currentUser(r.Context())
-	id := mux.Vars(r)["id"]
-	ok, err := d.store.IsProjectMember(r.Context(), id, u.ID)
-	if err != nil {
-		d.pageError(w, r, http.StatusInternalServerError, err)
-		return db.Project{}, false
-	}
-	if !ok {
+	p, err := d.projects.ForMember(r.Context(), mux.Vars(r)["id"], u.ID)
+	if errors.Is(err, projects.ErrNotFound) {
 		d.pageError(w, r, http.StatusNotFound, nil)
-		return db.Project{}, false
-	}
-	p, err := d.store.ProjectByID(r.Context(), id)
-	if errors.Is(err, db.ErrNotFound) {
-		d.pageError(w, r, http.StatusNotFound, nil)
-		return db.Project{}, false
+		return model.Project{}, false
 	}
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
-		return db.Project{}, false
+		return model.Project{}, false
 	}
 	return p, true
 }

@@ -8,7 +8,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/accounts"
+	"github.com/folio-docs/folio/model"
 )
 
 // Session keys.
@@ -21,8 +22,8 @@ const (
 type userCtxKey struct{}
 
 // currentUser is the signed-in admin, set by RequireUser (or LoadUser).
-func currentUser(ctx context.Context) (db.User, bool) {
-	u, ok := ctx.Value(userCtxKey{}).(db.User)
+func currentUser(ctx context.Context) (model.User, bool) {
+	u, ok := ctx.Value(userCtxKey{}).(model.User)
 	return u, ok
 }
 
@@ -157,22 +158,22 @@ func (d *Dashboard) restoreForm(r *http.Request) map[string]string {
 
 // sessionUser is the user the session names; a session naming a user who
 // no longer exists is cleared.
-func (d *Dashboard) sessionUser(r *http.Request) (db.User, error) {
+func (d *Dashboard) sessionUser(r *http.Request) (model.User, error) {
 	id := d.sessions.GetString(r.Context(), userIDKey)
 	if id == "" {
-		return db.User{}, nil
+		return model.User{}, nil
 	}
-	u, err := d.store.UserByID(r.Context(), id)
-	if errors.Is(err, db.ErrNotFound) {
+	u, err := d.accounts.User(r.Context(), id)
+	if errors.Is(err, accounts.ErrNotFound) {
 		d.sessions.Remove(r.Context(), userIDKey)
-		return db.User{}, nil
+		return model.User{}, nil
 	}
 	return u, err
 }
 
 // signIn starts a session for u under a new token, so a token planted
 // before sign-in is worth nothing after it.
-func (d *Dashboard) signIn(r *http.Request, u db.User) error {
+func (d *Dashboard) signIn(r *http.Request, u model.User) error {
 	if err := d.sessions.RenewToken(r.Context()); err != nil {
 		return err
 	}

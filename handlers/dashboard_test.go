@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
+	"github.com/folio-docs/folio/projects"
 )
 
 func TestSignInLimiterWindow(t *testing.T) {
@@ -54,8 +57,11 @@ func TestLocalPath(t *testing.T) {
 
 func TestProjectForm(t *testing.T) {
 	root := t.TempDir()
-	os.Mkdir(filepath.Join(root, "docs"), 0o755)
-	repos := codehost.Policy{LocalRoot: root}
+	docs := filepath.Join(root, "docs")
+	os.Mkdir(docs, 0o755)
+	testenv.Git(t, docs, "init", "-q", "-b", "main")
+	testenv.Git(t, docs, "commit", "-q", "--allow-empty", "-m", "init")
+	repos := projects.Validator{Policy: &codehost.Policy{LocalRoot: root}}
 	cases := []struct {
 		name    string
 		form    url.Values
@@ -72,14 +78,13 @@ func TestProjectForm(t *testing.T) {
 		{"webhook without secret", url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"https://h.example"}}, []string{"webhook_secret"}},
 		{"webhook not http", url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"javascript:alert(1)"}, "webhook_secret": {"s"}}, []string{"webhook_url"}},
 		{"bad domain", url.Values{"name": {"D"}, "repository": {"a/b"}, "allowed_domains": {"docs.example.com, <script>"}}, []string{"allowed_domains"}},
+		{"local repository without the ref", url.Values{"name": {"Docs"}, "repository": {docs}, "ref": {"trunk"}}, []string{"ref"}},
+		{"webhook on loopback", url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"http://127.0.0.1/h"}, "webhook_secret": {"s"}}, []string{"webhook_url"}},
 		{"model with space", url.Values{"name": {"D"}, "repository": {"a/b"}, "model": {"gpt 4"}}, []string{"model"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(tc.form.Encode()))
-			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			var p db.Project
-			errs := projectForm(r, &p, repos)
+			_, errs := submitProjectForm(t, repos, model.Project{}, tc.form)
 			var got []string
 			for f := range errs {
 				got = append(got, f)
@@ -95,13 +100,26 @@ func TestProjectForm(t *testing.T) {
 func TestProjectFormKeepsSecretAndNormalisesDomains(t *testing.T) {
 	form := url.Values{"name": {"D"}, "repository": {"a/b"}, "webhook_url": {"https://h.example"}, "webhook_secret": {""},
 		"allowed_domains": {"Docs.Example.com\n*.example.dev, docs.example.com"}}
-	r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(form.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	p := db.Project{WebhookSecret: "kept"}
-	if errs := projectForm(r, &p, codehost.Policy{}); errs.Has() {
+	p, errs := submitProjectForm(t, projects.Validator{}, model.Project{WebhookSecret: "kept"}, form)
+	if errs.Has() {
 		t.Fatal(errs)
 	}
 	if p.WebhookSecret != "kept" || p.AllowedDomains != "docs.example.com,*.example.dev" {
 		t.Errorf("secret %q domains %q", p.WebhookSecret, p.AllowedDomains)
 	}
+}
+
+// submitProjectForm posts form as the dashboard does: read onto p by
+// projectForm, then created by the projects service checking with v.
+func submitProjectForm(t *testing.T, v projects.Validator, p model.Project, form url.Values) (model.Project, components.FormErrors) {
+	t.Helper()
+	r, _ := http.NewRequest(http.MethodPost, "/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	projectForm(r, &p)
+	p, err := projects.NewService(testenv.NewDB(t), v).Create(r.Context(), p)
+	errs := projectErrors(err)
+	if err != nil && errs == nil {
+		t.Fatal(err)
+	}
+	return p, errs
 }

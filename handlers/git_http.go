@@ -16,11 +16,12 @@ import (
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // GitProjects finds the project whose repository a git request is for.
 type GitProjects interface {
-	ProjectByID(ctx context.Context, id string) (db.Project, error)
+	ProjectByID(ctx context.Context, id string) (model.Project, error)
 }
 
 // GitHTTP serves projects' local repositories over git's smart HTTP

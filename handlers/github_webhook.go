@@ -15,17 +15,18 @@ import (
 const maxWebhookBytes = 25 << 20
 
 // JobArchiver archives a job whose pull request was merged or closed on
-// GitHub. repository is the delivery's owner/name, so the implementation can
-// check the job's project really is that repository. A job that does not
-// exist is db.ErrNotFound.
+// GitHub, recording a merge. The pull request names the delivery's
+// owner/name, so the implementation can check the job's project really is
+// that repository. A job that does not exist is db.ErrNotFound.
 type JobArchiver interface {
-	ArchiveForPullRequest(ctx context.Context, jobID, repository string) error
+	ArchiveForPullRequest(ctx context.Context, pr github.ClosedPullRequest) error
 }
 
 // GitHubWebhook serves POST /webhooks/github: deliveries signed with secret
 // (X-Hub-Signature-256); a closed or merged pull request of a folio/<job id>
-// branch archives that job. Other events are acknowledged and ignored, as
-// GitHub expects a 2xx for every delivery it should not retry.
+// branch archives that job, and a merged one is recorded as merged. Other
+// events are acknowledged and ignored, as GitHub expects a 2xx for every
+// delivery it should not retry.
 func GitHubWebhook(secret string, jobs JobArchiver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if secret == "" {
@@ -50,7 +51,7 @@ func GitHubWebhook(secret string, jobs JobArchiver) http.Handler {
 			writeJSON(w, http.StatusOK, map[string]any{"ignored": true})
 			return
 		}
-		if err := jobs.ArchiveForPullRequest(r.Context(), closed.JobID, closed.Repository); err != nil {
+		if err := jobs.ArchiveForPullRequest(r.Context(), *closed); err != nil {
 			if errors.Is(err, db.ErrNotFound) {
 				writeJSON(w, http.StatusOK, map[string]any{"ignored": true})
 				return

@@ -10,13 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/db"
 )
 
-type archiverFunc func(ctx context.Context, jobID, repository string) error
+type archiverFunc func(ctx context.Context, pr github.ClosedPullRequest) error
 
-func (f archiverFunc) ArchiveForPullRequest(ctx context.Context, jobID, repository string) error {
-	return f(ctx, jobID, repository)
+func (f archiverFunc) ArchiveForPullRequest(ctx context.Context, pr github.ClosedPullRequest) error {
+	return f(ctx, pr)
 }
 
 func sign(secret, body string) string {
@@ -52,9 +53,9 @@ func TestGitHubWebhook(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var archived, repo string
-			h := GitHubWebhook(secret, archiverFunc(func(_ context.Context, jobID, repository string) error {
-				archived, repo = jobID, repository
-				if jobID == "gone" {
+			h := GitHubWebhook(secret, archiverFunc(func(_ context.Context, pr github.ClosedPullRequest) error {
+				archived, repo = pr.JobID, pr.Repository
+				if pr.JobID == "gone" {
 					return db.ErrNotFound
 				}
 				return nil

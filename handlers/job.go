@@ -3,14 +3,14 @@ package handlers
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
-	"strconv"
+	"time"
 
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // Error codes of the job API beyond the common ones.
@@ -22,34 +22,65 @@ const (
 // JobService is the domain the job endpoints call.
 type JobService interface {
 	Create(ctx context.Context, projectID, prompt, idempotencyKey string) (jobs.Created, error)
+	Start(ctx context.Context, projectID string, req jobs.NewJob, idempotencyKey string) (jobs.Created, error)
 	Message(ctx context.Context, projectID, id, prompt string) (jobs.Created, error)
+	FollowUp(ctx context.Context, projectID, id, prompt, idempotencyKey string) (jobs.Created, error)
+	Models(ctx context.Context, projectID string) ([]string, string, error)
 	Quota(ctx context.Context, projectID, limit string) jobs.Quota
-	Get(ctx context.Context, projectID, id string) (db.Job, error)
+	Get(ctx context.Context, projectID, id string) (model.Job, error)
 	Show(ctx context.Context, projectID, id string) (jobs.Job, error)
-	List(ctx context.Context, projectID, status string, limit, offset int) ([]db.Job, bool, error)
-	Archive(ctx context.Context, projectID, id string) (db.Job, error)
-	Cancel(ctx context.Context, projectID, id string) (db.Job, error)
+	List(ctx context.Context, projectID, status string, limit, offset int) ([]model.Job, bool, error)
+	Archive(ctx context.Context, projectID, id string) (model.Job, error)
+	Cancel(ctx context.Context, projectID, id string) (model.Job, error)
 	Messages(ctx context.Context, projectID, id string) ([]jobs.Message, error)
+	Changes(ctx context.Context, projectID, id string) (codehost.Changes, model.Job, error)
+	Merge(ctx context.Context, projectID, id string) (model.Job, error)
+	JobEventSource
 }
 
 // Jobs serves the agent job API (CONTRACT §2) under /v2/agent/{projectId}.
-type Jobs struct{ svc JobService }
+type Jobs struct {
+	svc       JobService
+	keepAlive time.Duration // of event streams
+}
 
-// NewJobs returns the job endpoints over svc.
-func NewJobs(svc JobService) *Jobs { return &Jobs{svc: svc} }
+// NewJobs returns the job endpoints over svc; keepAlive is how often an
+// event stream says it is alive (0: DefaultKeepAlive).
+func NewJobs(svc JobService, keepAlive time.Duration) *Jobs {
+	if keepAlive <= 0 {
+		keepAlive = DefaultKeepAlive
+	}
+	return &Jobs{svc: svc, keepAlive: keepAlive}
+}
 
 type promptRequest struct {
 	Prompt *string `json:"prompt"`
 }
 
-// decodePrompt reads {"prompt": "..."} (a missing prompt is an empty one,
-// which the domain refuses). On a bad body it answers the error, with the
-// quota of limit in the headers, and reports false.
-func (h *Jobs) decodePrompt(w http.ResponseWriter, r *http.Request, limit string) (string, bool) {
-	var req promptRequest
-	if e := decodeJSON(r, &req); e != nil {
+// createRequest is a create's body: the seed's prompt, and optionally the
+// ref to start from and the model.
+type createRequest struct {
+	Prompt string `json:"prompt"`
+	Ref    string `json:"ref"`
+	Model  string `json:"model"`
+}
+
+// decodeBody reads a JSON body into dst. On a bad body it answers the
+// error, with the quota of limit in the headers, and reports false.
+func (h *Jobs) decodeBody(w http.ResponseWriter, r *http.Request, limit string, dst any) bool {
+	if e := decodeJSON(r, dst); e != nil {
 		setQuota(w, h.svc.Quota(r.Context(), projectID(r), limit))
 		WriteError(w, r, e)
+		return false
+	}
+	return true
+}
+
+// decodePrompt reads {"prompt": "..."} (a missing prompt is an empty one,
+// which the domain refuses).
+func (h *Jobs) decodePrompt(w http.ResponseWriter, r *http.Request, limit string) (string, bool) {
+	var req promptRequest
+	if !h.decodeBody(w, r, limit, &req) {
 		return "", false
 	}
 	if req.Prompt == nil {
@@ -58,31 +89,39 @@ func (h *Jobs) decodePrompt(w http.ResponseWriter, r *http.Request, limit string
 	return *req.Prompt, true
 }
 
-// setQuota writes the RateLimit headers of a quota (none if Redis could not say).
-func setQuota(w http.ResponseWriter, q jobs.Quota) {
-	if q.Limit == 0 {
-		return
+// idempotencyKey reads the Idempotency-Key header, or answers why it is refused.
+func idempotencyKey(w http.ResponseWriter, r *http.Request) (string, bool) {
+	key := r.Header.Get("Idempotency-Key")
+	if len(key) > MaxIdempotencyKey {
+		WriteError(w, r, InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
+		return "", false
 	}
-	h := w.Header()
-	h.Set("RateLimit-Limit", strconv.Itoa(q.Limit))
-	h.Set("RateLimit-Remaining", strconv.Itoa(max(q.Remaining, 0)))
-	h.Set("RateLimit-Reset", strconv.Itoa(int(math.Ceil(q.Reset.Seconds()))))
+	return key, true
 }
 
 // writeJobError answers a domain error in the contract's shape.
 func writeJobError(w http.ResponseWriter, r *http.Request, err error) {
 	var pe *jobs.PromptError
 	var rl *jobs.RateLimitedError
+	var fe *jobs.FieldError
 	switch {
 	case errors.As(err, &pe):
 		WriteError(w, r, InvalidField("prompt", pe.Message))
+	case errors.As(err, &fe):
+		WriteError(w, r, InvalidField(fe.Field, fe.Message))
 	case errors.As(err, &rl):
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(rl.Quota.Reset.Seconds())))))
+		setRetryAfter(w, rl.Quota.Reset)
 		WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Rate limit exceeded: %d requests per hour for this project; retry after the Retry-After seconds.", rl.Quota.Limit))
 	case errors.Is(err, jobs.ErrNotFound):
 		WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Job not found."))
 	case errors.Is(err, jobs.ErrArchived):
 		WriteError(w, r, NewError(http.StatusConflict, CodeJobArchived, "The job is archived; it cannot be changed."))
+	case errors.Is(err, jobs.ErrBusy):
+		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "The agent is still working on the job; merge once its turn ends."))
+	case errors.Is(err, jobs.ErrNothingToMerge):
+		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "There is nothing to merge: the job's branch brings no change to its ref."))
+	case errors.Is(err, jobs.ErrMergeConflict):
+		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "The job's branch does not merge cleanly into its ref; nothing was merged. Send a follow-up to redo the change on top of the ref."))
 	case errors.Is(err, jobs.ErrNotActive):
 		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "The job is not active; only an active job can be cancelled."))
 	case errors.Is(err, jobs.ErrIdempotencyConflict):
@@ -95,7 +134,7 @@ func writeJobError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // writeJob answers one job.
-func writeJob(w http.ResponseWriter, r *http.Request, status int, j db.Job, err error) {
+func writeJob(w http.ResponseWriter, r *http.Request, status int, j model.Job, err error) {
 	if err != nil {
 		writeJobError(w, r, err)
 		return

@@ -9,21 +9,43 @@ import (
 // MaxIdempotencyKey is the longest Idempotency-Key accepted.
 const MaxIdempotencyKey = 255
 
-// Create is POST /job: start a job (201), honouring Idempotency-Key.
+// Create is POST /job: start a job (201), honouring Idempotency-Key. The
+// body may name a ref and a model beyond the seed's prompt.
 func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
-	prompt, ok := h.decodePrompt(w, r, jobs.LimitCreate)
+	var req createRequest
+	if !h.decodeBody(w, r, jobs.LimitCreate, &req) {
+		return
+	}
+	key, ok := idempotencyKey(w, r)
 	if !ok {
 		return
 	}
-	key := r.Header.Get("Idempotency-Key")
-	if len(key) > MaxIdempotencyKey {
-		WriteError(w, r, InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
-		return
-	}
-	c, err := h.svc.Create(r.Context(), projectID(r), prompt, key)
+	c, err := h.svc.Start(r.Context(), projectID(r), jobs.NewJob{Prompt: req.Prompt, Ref: req.Ref, Model: req.Model}, key)
 	setQuota(w, c.Quota)
 	if c.Replayed && err == nil {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJob(w, r, http.StatusCreated, c.Job, err)
+}
+
+// Models is GET /models: the models a job of the project may ask for, and
+// the one it gets when it names none.
+func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
+	models, def, err := h.svc.Models(r.Context(), projectID(r))
+	if err != nil {
+		if err == jobs.ErrNotFound {
+			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Project not found."))
+			return
+		}
+		writeInternal(w, r, err)
+		return
+	}
+	type model struct {
+		ID string `json:"id"`
+	}
+	out := make([]model, len(models))
+	for i, m := range models {
+		out[i] = model{m}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default": def})
 }

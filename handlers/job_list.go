@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // List is GET /jobs: newest first, with limit (1–100, default 20), offset
@@ -28,7 +28,7 @@ func (h *Jobs) List(w http.ResponseWriter, r *http.Request) {
 	}
 	status := q.Get("status")
 	switch status {
-	case "", db.JobActive, db.JobCompleted, db.JobFailed, db.JobArchived:
+	case "", model.JobActive, model.JobCompleted, model.JobFailed, model.JobArchived:
 	default:
 		WriteError(w, r, InvalidField("status", "Parameter \"status\" must be one of active, completed, failed, archived."))
 		return

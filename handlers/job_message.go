@@ -6,14 +6,21 @@ import (
 	"github.com/folio-docs/folio/jobs"
 )
 
-// Message is POST /job/{id}/message: a follow-up prompt (200).
+// Message is POST /job/{id}/message: a follow-up prompt (200), honouring Idempotency-Key.
 func (h *Jobs) Message(w http.ResponseWriter, r *http.Request) {
 	prompt, ok := h.decodePrompt(w, r, jobs.LimitFollowUp)
 	if !ok {
 		return
 	}
-	c, err := h.svc.Message(r.Context(), projectID(r), jobID(r), prompt)
+	key, ok := idempotencyKey(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.svc.FollowUp(r.Context(), projectID(r), jobID(r), prompt, key)
 	setQuota(w, c.Quota)
+	if c.Replayed && err == nil {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
 	writeJob(w, r, http.StatusOK, c.Job, err)
 }
 

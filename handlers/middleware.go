@@ -28,6 +28,10 @@ type request struct {
 	id    string
 	log   *slog.Logger
 	route string // the matched route's template, set by NoteRoute
+	start time.Time
+	// openedIn is, for a stream (a job's events), how long it took to
+	// open: what the duration metric records of it (streamOpened).
+	openedIn time.Duration
 }
 
 func requestOf(ctx context.Context) *request {
@@ -87,7 +91,7 @@ func Observe(log *slog.Logger) func(http.Handler) http.Handler {
 			if !validRequestID(id) {
 				id = newRequestID()
 			}
-			rq := &request{statusRecorder: statusRecorder{ResponseWriter: w}, id: id, log: log}
+			rq := &request{statusRecorder: statusRecorder{ResponseWriter: w}, id: id, log: log, start: start}
 			ctx := context.WithValue(r.Context(), requestKey, rq)
 			r = r.WithContext(ctx)
 			w.Header()["X-Request-Id"] = []string{id} // canonical already; skips Set's re-canonicalising
@@ -104,7 +108,11 @@ func Observe(log *slog.Logger) func(http.Handler) http.Handler {
 					}
 				}
 				took := time.Since(start)
-				metrics.HTTP(rq.route, r.Method, rec.status(), took)
+				observed := took
+				if rq.openedIn > 0 {
+					observed = rq.openedIn // a stream: the time to open it, not how long the client stayed
+				}
+				metrics.HTTP(rq.route, r.Method, rec.status(), observed)
 				log.LogAttrs(ctx, slog.LevelInfo, "request",
 					slog.String("request_id", id),
 					slog.String("method", r.Method),
@@ -117,6 +125,17 @@ func Observe(log *slog.Logger) func(http.Handler) http.Handler {
 			}()
 			next.ServeHTTP(rec, r)
 		})
+	}
+}
+
+// streamOpened tells Observe that r's response is a stream, open from now
+// on: folio_http_request_duration_seconds then records the time it took to
+// open (headers and first events written), so that streams held open for
+// hours do not swamp the histogram of the route; the access log still
+// says how long the stream lasted.
+func streamOpened(r *http.Request) {
+	if rq := requestOf(r.Context()); rq != nil {
+		rq.openedIn = max(time.Since(rq.start), time.Nanosecond)
 	}
 }
 

@@ -6,27 +6,26 @@ import (
 )
 
 // OpenAPIPart is one area's share of the OpenAPI document: its paths
-// (path → method → operation) and the schemas they refer to. Each area of
-// the API contributes one, so the document is assembled beside the code.
+// (path → method → operation), the webhooks Folio sends (name → method →
+// operation), and the schemas they refer to. Each area of the API
+// contributes one, so the document is assembled beside the code.
 type OpenAPIPart struct {
-	Paths   map[string]map[string]any
-	Schemas map[string]any
+	Paths    map[string]map[string]any
+	Webhooks map[string]map[string]any
+	Schemas  map[string]any
 }
 
 // OpenAPIDocument assembles an OpenAPI 3.1 document from the parts.
 func OpenAPIDocument(baseURL string, parts ...OpenAPIPart) map[string]any {
-	paths := map[string]any{}
+	paths, webhooks := map[string]any{}, map[string]any{}
 	schemas := map[string]any{}
 	for _, p := range append([]OpenAPIPart{commonOpenAPI()}, parts...) {
-		for path, ops := range p.Paths {
-			merged, _ := paths[path].(map[string]any)
-			if merged == nil {
-				merged = map[string]any{}
-				paths[path] = merged
-			}
-			maps.Copy(merged, ops)
-		}
+		mergeOperations(paths, p.Paths)
+		mergeOperations(webhooks, p.Webhooks)
 		maps.Copy(schemas, p.Schemas)
+	}
+	for _, item := range paths {
+		completeOperations(item.(map[string]any))
 	}
 	return map[string]any{
 		"openapi": "3.1.0",
@@ -38,6 +37,7 @@ func OpenAPIDocument(baseURL string, parts ...OpenAPIPart) map[string]any {
 		"servers":  []any{map[string]any{"url": baseURL}},
 		"security": []any{map[string]any{"bearer": []any{}}},
 		"paths":    paths,
+		"webhooks": webhooks,
 		"components": map[string]any{
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "A project API key, folio_…"}},
 			"schemas":         schemas,
@@ -45,10 +45,46 @@ func OpenAPIDocument(baseURL string, parts ...OpenAPIPart) map[string]any {
 	}
 }
 
+// mergeOperations adds each of ops' operations (key → method → operation)
+// to into, beside those another part gave the same key.
+func mergeOperations(into map[string]any, ops map[string]map[string]any) {
+	for key, methods := range ops {
+		merged, _ := into[key].(map[string]any)
+		if merged == nil {
+			merged = map[string]any{}
+			into[key] = merged
+		}
+		maps.Copy(merged, methods)
+	}
+}
+
 // OpenAPI serves a document built once.
 func OpenAPI(doc map[string]any) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, doc)
+	}
+}
+
+// completeOperations adds what every route has in common, so no part can
+// forget it: a HEAD beside each GET (the router serves both), and the JSON
+// 500 any request may meet (a panic or a failed dependency, with its
+// request id).
+func completeOperations(item map[string]any) {
+	if get, ok := item["get"].(map[string]any); ok && item["head"] == nil {
+		head := maps.Clone(get)
+		head["operationId"] = get["operationId"].(string) + "Head"
+		head["summary"] = "The headers GET would answer, without the body."
+		responses := map[string]any{}
+		for code, r := range get["responses"].(map[string]any) {
+			responses[code] = map[string]any{"description": r.(map[string]any)["description"]}
+		}
+		head["responses"] = responses
+		item["head"] = head
+	}
+	for _, op := range item {
+		if responses := op.(map[string]any)["responses"].(map[string]any); responses["500"] == nil {
+			responses["500"] = response("Internal server error; the body carries the request id to quote.", ref("Error"))
+		}
 	}
 }
 

@@ -7,34 +7,26 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
-// InvitationService issues and redeems invitation links (auth.Invitations).
+// InvitationService issues and redeems invitation links (accounts.Invitations).
 type InvitationService interface {
-	Create(ctx context.Context, projectID, email, invitedBy string) (string, db.Invitation, error)
-	Lookup(ctx context.Context, token string) (db.Invitation, error)
-	SignUp(ctx context.Context, token, password string) (db.User, db.Invitation, error)
-	Accept(ctx context.Context, token string, u db.User) (db.Invitation, error)
-}
-
-// MembershipStore is what the member and invitation pages read and write
-// beside the rest of DashboardStore.
-type MembershipStore interface {
-	CreateFirstUser(ctx context.Context, email, passwordHash string) (db.User, error)
-	RemoveProjectMember(ctx context.Context, projectID, userID string) error
-	InvitationsForProject(ctx context.Context, projectID string) ([]db.Invitation, error)
-	RevokeInvitation(ctx context.Context, projectID, id string) error
+	Create(ctx context.Context, projectID, email, invitedBy string) (string, model.Invitation, error)
+	Lookup(ctx context.Context, token string) (model.Invitation, error)
+	Accept(ctx context.Context, token string, u model.User) (model.Invitation, error)
+	ForProject(ctx context.Context, projectID string) ([]model.Invitation, error)
+	Revoke(ctx context.Context, projectID, id string) error
 }
 
 // invitationRefused renders why an invitation link cannot be used, or
-// reports false when err is not such a reason.
-// errSignupClosed refuses an invitation that would create an account while
-// FOLIO_SIGNUP=closed; joining with an existing account still works.
-var errSignupClosed = errors.New("sign-up is closed")
-
-func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, inv db.Invitation, err error) bool {
+// reports false when err is not such a reason. Under FOLIO_SIGNUP=closed an
+// invitation cannot create an account (accounts.ErrSignupClosed); joining
+// with an existing account still works.
+func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, inv model.Invitation, err error) bool {
 	v := components.ErrorView{Status: http.StatusGone}
 	switch {
 	case errors.Is(err, db.ErrNotFound):
@@ -50,7 +42,7 @@ func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, in
 		v.Title = "This invitation has expired"
 		v.Message = fmt.Sprintf("Invitations work for 7 days; this one expired on %s. Ask a member of %s for a new one.",
 			inv.ExpiresAt.UTC().Format("2 Jan 2006"), inv.ProjectName)
-	case errors.Is(err, errSignupClosed):
+	case errors.Is(err, accounts.ErrSignupClosed):
 		v.Status, v.Title = http.StatusForbidden, "Sign-up is closed on this server"
 		v.Message = "Accounts are created by your operator here. Ask them to create one for " + inv.Email +
 			" (folio user create), then open this link again to join " + inv.ProjectName + "."
@@ -65,17 +57,17 @@ func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, in
 	return true
 }
 
-func inviteSignup(token string, inv db.Invitation) *components.InviteSignup {
+func inviteSignup(token string, inv model.Invitation) *components.InviteSignup {
 	return &components.InviteSignup{Token: token, Project: inv.ProjectName, Inviter: inv.InviterEmail, Email: inv.Email}
 }
 
 // invitesView is the invitations part of a project's settings page.
 func (d *Dashboard) invitesView(r *http.Request, projectID string, v components.InvitesView) (components.InvitesView, error) {
-	list, err := d.store.InvitationsForProject(r.Context(), projectID)
+	list, err := d.invites.ForProject(r.Context(), projectID)
 	if err != nil {
 		return v, err
 	}
 	u, _ := currentUser(r.Context())
-	v.List, v.Me, v.Signup, v.Now = list, u.ID, d.signup, time.Now()
+	v.List, v.Me, v.Signup, v.Now = list, u.ID, d.accounts.Signup(), time.Now()
 	return v, nil
 }

@@ -5,9 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
 )
 
 // InvitationCreate makes a one-time link for an email address to join the
@@ -23,30 +22,17 @@ func (d *Dashboard) InvitationCreate(w http.ResponseWriter, r *http.Request) {
 		v := components.SettingsView{Form: d.formOf(p), Invites: components.InvitesView{Email: email, Error: msg}}
 		d.renderSettings(w, r, http.StatusUnprocessableEntity, p, v)
 	}
-	if existing, err := d.store.UserByEmail(r.Context(), email); err == nil {
-		member, err := d.store.IsProjectMember(r.Context(), p.ID, existing.ID)
-		if err != nil {
-			d.pageError(w, r, http.StatusInternalServerError, err)
-			return
-		}
-		if member {
-			refuse(existing.Email + " is already a member of this project.")
-			return
-		}
-	} else if !errors.Is(err, db.ErrNotFound) {
-		d.pageError(w, r, http.StatusInternalServerError, err)
-		return
-	}
 	u, _ := currentUser(r.Context())
 	link, inv, err := d.invites.Create(r.Context(), p.ID, email, u.ID)
-	if errors.Is(err, auth.ErrInvalidEmail) {
+	switch {
+	case errors.Is(err, accounts.ErrInvalidEmail):
 		refuse("Enter an email address, such as ada@example.com.")
-		return
-	}
-	if err != nil {
+	case errors.Is(err, accounts.ErrAlreadyMember):
+		refuse(inv.Email + " is already a member of this project.")
+	case err != nil:
 		d.pageError(w, r, http.StatusInternalServerError, err)
-		return
+	default:
+		v := components.SettingsView{Form: d.formOf(p), Invites: components.InvitesView{NewLink: link, NewEmail: inv.Email}}
+		d.renderSettings(w, r, http.StatusCreated, p, v)
 	}
-	v := components.SettingsView{Form: d.formOf(p), Invites: components.InvitesView{NewLink: link, NewEmail: inv.Email}}
-	d.renderSettings(w, r, http.StatusCreated, p, v)
 }

@@ -17,7 +17,7 @@ func (d *Dashboard) InvitationRevoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := d.store.RevokeInvitation(r.Context(), p.ID, mux.Vars(r)["invitationId"])
+	err := d.invites.Revoke(r.Context(), p.ID, mux.Vars(r)["invitationId"])
 	switch {
 	case errors.Is(err, db.ErrNotFound):
 		d.pageError(w, r, http.StatusNotFound, nil)

@@ -11,8 +11,8 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // Job shows one job: details, conversation and the follow-up box. Asked by
@@ -25,16 +25,16 @@ func (d *Dashboard) Job(w http.ResponseWriter, r *http.Request) {
 	d.renderJob(w, r, http.StatusOK, p, j, components.JobView{FollowUp: keptField(r.Context(), "prompt")})
 }
 
-func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int, p db.Project, j db.Job, v components.JobView) {
+func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int, p model.Project, j model.Job, v components.JobView) {
 	ms, err := d.jobs.Messages(r.Context(), p.ID, j.ID)
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v.ProjectID, v.Job, v.Messages, v.Now = p.ID, j, ms, time.Now()
-	// SUMMARY-AND-PROBLEMS: when the job record carries the agent's summary
-	// and problems (the agent-jobs issue), set v.Summary and v.Problems
-	// here; components.JobLive already renders them.
+	v.ProjectID, v.Job, v.Messages, v.Now, v.Cursor = p.ID, j, ms, time.Now(), jobs.CursorOf(j, ms)
+	if j.Summary != nil {
+		v.Summary, v.Problems = *j.Summary, jobs.ParseProblems(j.Problems)
+	}
 	if r.Header.Get("HX-Target") == "job-live" {
 		d.render(w, r, status, components.JobLive(v))
 		return
@@ -42,9 +42,30 @@ func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int
 	d.render(w, r, status, components.JobPage(d.projectShell(r, p, components.TabJobs, "Job"), v))
 }
 
+// JobEvents is the job page's live feed: the job's event stream, as the
+// API serves it, for a member of the project. The page says in ?after=
+// where it stands; a browser that reconnects sends Last-Event-ID.
+func (d *Dashboard) JobEvents(w http.ResponseWriter, r *http.Request) {
+	p, ok := d.memberProject(w, r)
+	if !ok {
+		return
+	}
+	after, ok := jobs.ParseEventCursor(r.Header.Get("Last-Event-ID"))
+	if !ok {
+		after, _ = jobs.ParseEventCursor(r.URL.Query().Get("after"))
+	}
+	streamJobEvents(w, r, d.jobs, d.eventKeepAlive, p.ID, mux.Vars(r)["jobId"], after, func(w http.ResponseWriter, r *http.Request, err error) {
+		if errors.Is(err, jobs.ErrNotFound) {
+			d.pageError(w, r, http.StatusNotFound, nil)
+			return
+		}
+		d.pageError(w, r, http.StatusInternalServerError, err)
+	})
+}
+
 // refuseJobForm answers a job page's form the domain refused: the page
 // again, as the job now is, with why (and the follow-up's text kept).
-func (d *Dashboard) refuseJobForm(w http.ResponseWriter, r *http.Request, p db.Project, j db.Job, followUp string, err error) {
+func (d *Dashboard) refuseJobForm(w http.ResponseWriter, r *http.Request, p model.Project, j model.Job, followUp string, err error) {
 	status, msg := jobFormError(err)
 	if status == http.StatusInternalServerError {
 		d.pageError(w, r, status, err)
@@ -58,19 +79,19 @@ func (d *Dashboard) refuseJobForm(w http.ResponseWriter, r *http.Request, p db.P
 
 // memberJob loads the project and the job in the path for a member of the
 // project; anyone else, and a job of another project, gets 404.
-func (d *Dashboard) memberJob(w http.ResponseWriter, r *http.Request) (db.Project, db.Job, bool) {
+func (d *Dashboard) memberJob(w http.ResponseWriter, r *http.Request) (model.Project, model.Job, bool) {
 	p, ok := d.memberProject(w, r)
 	if !ok {
-		return db.Project{}, db.Job{}, false
+		return model.Project{}, model.Job{}, false
 	}
 	j, err := d.jobs.Get(r.Context(), p.ID, mux.Vars(r)["jobId"])
 	if errors.Is(err, jobs.ErrNotFound) {
 		d.pageError(w, r, http.StatusNotFound, nil)
-		return db.Project{}, db.Job{}, false
+		return model.Project{}, model.Job{}, false
 	}
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
-		return db.Project{}, db.Job{}, false
+		return model.Project{}, model.Job{}, false
 	}
 	return p, j, true
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Jobs lists a project's jobs, newest first, under the form that launches
@@ -20,7 +21,7 @@ func (d *Dashboard) Jobs(w http.ResponseWriter, r *http.Request) {
 	d.renderJobs(w, r, http.StatusOK, p, components.JobsView{Prompt: keptField(r.Context(), "prompt")})
 }
 
-func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status int, p db.Project, v components.JobsView) {
+func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status int, p model.Project, v components.JobsView) {
 	page, err := strconv.Atoi(r.URL.Query().Get("page"))
 	if err != nil || page < 1 || page > 100000 {
 		page = 1

@@ -15,7 +15,7 @@ func (d *Dashboard) KeyRevoke(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := d.store.RevokeAPIKey(r.Context(), p.ID, mux.Vars(r)["keyId"])
+	err := d.keys.Revoke(r.Context(), p.ID, mux.Vars(r)["keyId"])
 	if errors.Is(err, db.ErrNotFound) {
 		d.pageError(w, r, http.StatusNotFound, nil)
 		return

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Keys shows a project's id and API keys.
@@ -14,11 +14,11 @@ func (d *Dashboard) Keys(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	d.renderKeys(w, r, http.StatusOK, p, components.KeysView{Form: components.KeyForm{Scope: db.ScopeWrite, Expiry: "90d"}})
+	d.renderKeys(w, r, http.StatusOK, p, components.KeysView{Form: components.KeyForm{Scope: model.ScopeWrite, Expiry: "90d"}})
 }
 
-func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status int, p db.Project, v components.KeysView) {
-	keys, err := d.store.APIKeysForProject(r.Context(), p.ID)
+func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status int, p model.Project, v components.KeysView) {
+	keys, err := d.keys.List(r.Context(), p.ID)
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return

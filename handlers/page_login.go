@@ -7,14 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
 )
-
-// dummyHash is checked against when the email is unknown, so a wrong email
-// takes as long as a wrong password and does not reveal who has an account.
-const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$Vo3JqPfHSl0b6qnvRjZ+0R3n5dHdlMv/l9KvI7C5dXk"
 
 // LoginForm shows the sign-in form; a signed-in admin goes to the projects.
 func (d *Dashboard) LoginForm(w http.ResponseWriter, r *http.Request) {
@@ -38,28 +33,21 @@ func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 		ok, wait = d.addressAttempts.Allow(addressKey)
 	}
 	if !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(int(wait.Round(time.Second).Seconds())))
+		setRetryAfter(w, wait)
 		v.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %s.", waitText(wait))
 		d.renderLogin(w, r, http.StatusTooManyRequests, v)
 		return
 	}
-	u, err := d.store.UserByEmail(r.Context(), email)
-	hash := u.PasswordHash
-	if errors.Is(err, db.ErrNotFound) {
-		hash = dummyHash
-	} else if err != nil {
-		d.pageError(w, r, http.StatusInternalServerError, err)
-		return
-	}
-	// Each check holds ~19 MiB for argon2id: a few at a time bounds memory.
-	d.hashing <- struct{}{}
-	match, err := auth.CheckPassword(hash, r.PostFormValue("password"))
-	<-d.hashing
-	if err != nil || !match || u.ID == "" {
+	u, err := d.accounts.SignIn(r.Context(), email, r.PostFormValue("password"))
+	switch {
+	case errors.Is(err, accounts.ErrNoMatch):
 		d.attempts.Fail(limitKey)
 		d.addressAttempts.Fail(addressKey)
 		v.Error = "That email and password do not match an account."
 		d.renderLogin(w, r, http.StatusUnauthorized, v)
+		return
+	case err != nil:
+		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
 	d.attempts.Reset(limitKey)
@@ -71,10 +59,8 @@ func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Dashboard) renderLogin(w http.ResponseWriter, r *http.Request, status int, v components.LoginView) {
-	v.CanSignUp = d.signup == SignupOpen
-	if n, err := d.store.CountUsers(r.Context()); err == nil && n == 0 {
-		v.CanSignUp = true
-	}
+	_, err := d.accounts.MaySignUp(r.Context())
+	v.CanSignUp = err == nil
 	d.render(w, r, status, components.LoginPage(d.shell(r, "Sign in"), v))
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/projects"
 )
 
 // MemberAdd makes an existing user a member of the project.
@@ -16,18 +16,14 @@ func (d *Dashboard) MemberAdd(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	u, err := d.store.UserByEmail(r.Context(), email)
-	if errors.Is(err, db.ErrNotFound) || email == "" {
+	u, err := d.projects.AddMember(r.Context(), p.ID, email)
+	if errors.Is(err, projects.ErrNoAccount) {
 		v := components.SettingsView{Form: d.formOf(p), MemberEmail: email,
 			MemberError: "No Folio account has this email. They need an account before they can be added."}
 		d.renderSettings(w, r, http.StatusUnprocessableEntity, p, v)
 		return
 	}
 	if err != nil {
-		d.pageError(w, r, http.StatusInternalServerError, err)
-		return
-	}
-	if err := d.store.AddProjectMember(r.Context(), p.ID, u.ID); err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}

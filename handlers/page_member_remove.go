@@ -7,7 +7,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/projects"
 )
 
 // MemberRemove takes a member out of the project. The only member stays,
@@ -19,21 +19,12 @@ func (d *Dashboard) MemberRemove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	userID := mux.Vars(r)["userId"]
-	removed, err := d.store.UserByID(r.Context(), userID)
-	if errors.Is(err, db.ErrNotFound) {
-		d.pageError(w, r, http.StatusNotFound, nil)
-		return
-	}
-	if err != nil {
-		d.pageError(w, r, http.StatusInternalServerError, err)
-		return
-	}
-	err = d.store.RemoveProjectMember(r.Context(), p.ID, userID)
+	removed, err := d.projects.RemoveMember(r.Context(), p.ID, userID)
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, projects.ErrNotFound):
 		d.pageError(w, r, http.StatusNotFound, nil)
 		return
-	case errors.Is(err, db.ErrLastMember):
+	case errors.Is(err, projects.ErrLastMember):
 		v := components.SettingsView{Form: d.formOf(p),
 			MemberError: removed.Email + " is the only member, and a project keeps at least one. Invite someone else first."}
 		d.renderSettings(w, r, http.StatusConflict, p, v)

@@ -3,20 +3,21 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // ProjectCreate creates a project whose first member is its creator.
 func (d *Dashboard) ProjectCreate(w http.ResponseWriter, r *http.Request) {
 	u, _ := currentUser(r.Context())
-	p := db.Project{OwnerID: u.ID}
-	if errs := projectForm(r, &p, d.repos); errs.Has() {
+	p := model.Project{OwnerID: u.ID}
+	projectForm(r, &p)
+	p, err := d.projects.Create(r.Context(), p)
+	if errs := projectErrors(err); errs.Has() {
 		f := d.formOf(p)
 		f.Errors = errs
 		d.renderProjects(w, r, http.StatusUnprocessableEntity, f)
 		return
 	}
-	p, err := d.store.CreateProject(r.Context(), p)
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return

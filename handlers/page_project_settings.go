@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // ProjectSettings shows a project's settings and members.
@@ -17,8 +17,8 @@ func (d *Dashboard) ProjectSettings(w http.ResponseWriter, r *http.Request) {
 	d.renderSettings(w, r, http.StatusOK, p, components.SettingsView{Form: d.formOf(p)})
 }
 
-func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, status int, p db.Project, v components.SettingsView) {
-	members, err := d.store.ProjectMembers(r.Context(), p.ID)
+func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, status int, p model.Project, v components.SettingsView) {
+	members, err := d.projects.Members(r.Context(), p.ID)
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
@@ -32,6 +32,6 @@ func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, statu
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v.Members, v.Signup, v.Deliveries, v.Now = members, d.signup, deliveries, time.Now()
+	v.Members, v.Signup, v.Deliveries, v.Now = members, d.accounts.Signup(), deliveries, time.Now()
 	d.render(w, r, status, components.ProjectSettingsPage(d.projectShell(r, p, components.TabSettings, "Settings"), v))
 }

@@ -14,10 +14,10 @@ func (d *Dashboard) Projects(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) renderProjects(w http.ResponseWriter, r *http.Request, status int, f components.ProjectForm) {
 	u, _ := currentUser(r.Context())
-	projects, err := d.store.ProjectsForUser(r.Context(), u.ID)
+	list, err := d.projects.ForUser(r.Context(), u.ID)
 	if err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	d.render(w, r, status, components.ProjectsPage(d.shell(r, "Projects"), components.ProjectsView{Projects: projects, Form: f}))
+	d.render(w, r, status, components.ProjectsPage(d.shell(r, "Projects"), components.ProjectsView{Projects: list, Form: f}))
 }

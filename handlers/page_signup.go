@@ -5,9 +5,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // SignupForm shows the sign-up form when the signup policy allows one, or
@@ -48,22 +49,20 @@ func (d *Dashboard) invitedForm(w http.ResponseWriter, r *http.Request, token st
 		d.render(w, r, http.StatusOK, components.InvitationJoinPage(d.shell(r, "Join "+inv.ProjectName), components.InvitationJoinView{Invite: *invite, SignedIn: true}))
 		return
 	}
-	_, err = d.store.UserByEmail(r.Context(), inv.Email)
+	exists, err := d.accounts.InvitedAccount(r.Context(), inv)
 	switch {
-	case err == nil:
+	case exists:
 		d.render(w, r, http.StatusOK, components.InvitationJoinPage(d.shell(r, "Join "+inv.ProjectName), components.InvitationJoinView{Invite: *invite}))
-	case errors.Is(err, db.ErrNotFound) && d.signup == SignupClosed:
-		d.invitationRefused(w, r, inv, errSignupClosed)
-	case errors.Is(err, db.ErrNotFound):
+	case err == nil:
 		d.render(w, r, http.StatusOK, components.SignupPage(d.shell(r, "Sign up"), components.SignupView{Invite: invite}))
-	default:
+	case !d.invitationRefused(w, r, inv, err):
 		d.pageError(w, r, http.StatusInternalServerError, err)
 	}
 }
 
 // Signup creates an account and signs it in: with an invitation, the
-// invited address, as a member of its project; without one, the first user
-// always and later ones as FOLIO_SIGNUP allows.
+// invited address, as a member of its project; without one, as the
+// sign-up policy allows (accounts.Service.SignUp).
 func (d *Dashboard) Signup(w http.ResponseWriter, r *http.Request) {
 	if token := r.PostFormValue("invite"); token != "" {
 		d.signupInvited(w, r, token)
@@ -79,72 +78,58 @@ func (d *Dashboard) Signup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Email = strings.TrimSpace(r.PostFormValue("email"))
-	v.Errors = components.FormErrors{}
-	if !auth.ValidEmail(v.Email) {
-		v.Errors["email"] = "Enter an email address, such as ada@example.com."
+	u, err := d.accounts.SignUp(r.Context(), v.Email, r.PostFormValue("password"))
+	if err == nil {
+		d.welcome(w, r, u, "Welcome to Folio. Create a project to get started.", "/projects")
+		return
 	}
-	hash, err := auth.HashPassword(r.PostFormValue("password"))
-	if err != nil {
-		v.Errors["password"] = "The password must be at least 8 characters."
+	if refusal := refusal(err); refusal != "" {
+		v.First, v.Refusal = false, refusal
+		d.render(w, r, http.StatusForbidden, components.SignupPage(d.shell(r, "Sign up"), v))
+		return
 	}
-	if v.Errors.Has() {
+	if v.Errors = accountErrors(err, "An account with this email exists. Sign in instead."); v.Errors.Has() {
 		d.render(w, r, http.StatusUnprocessableEntity, components.SignupPage(d.shell(r, "Sign up"), v))
 		return
 	}
-	// Only the first user may sign up uninvited unless sign-up is open; the
-	// store decides "first" atomically, so two at once cannot both be.
-	create := d.store.CreateFirstUser
-	if d.signup == SignupOpen {
-		create = d.store.CreateUser
-	}
-	u, err := create(r.Context(), v.Email, hash)
-	switch {
-	case errors.Is(err, db.ErrNotFirstUser):
-		v.First, v.Refusal = false, d.refusal()
-		d.render(w, r, http.StatusForbidden, components.SignupPage(d.shell(r, "Sign up"), v))
-	case errors.Is(err, db.ErrEmailTaken):
-		v.Errors["email"] = "An account with this email exists. Sign in instead."
-		d.render(w, r, http.StatusUnprocessableEntity, components.SignupPage(d.shell(r, "Sign up"), v))
-	case err != nil:
-		d.pageError(w, r, http.StatusInternalServerError, err)
-	default:
-		d.welcome(w, r, u, "Welcome to Folio. Create a project to get started.", "/projects")
-	}
+	d.pageError(w, r, http.StatusInternalServerError, err)
 }
 
 // signupInvited creates the account an invitation is for; the email is the
 // invitation's, whatever the form says.
 func (d *Dashboard) signupInvited(w http.ResponseWriter, r *http.Request, token string) {
-	if d.signup == SignupClosed {
-		inv, err := d.invites.Lookup(r.Context(), token)
-		if err == nil {
-			err = errSignupClosed
-		}
-		if !d.invitationRefused(w, r, inv, err) {
-			d.pageError(w, r, http.StatusInternalServerError, err)
-		}
-		return
-	}
-	u, inv, err := d.invites.SignUp(r.Context(), token, r.PostFormValue("password"))
+	u, inv, err := d.accounts.SignUpInvited(r.Context(), token, r.PostFormValue("password"))
 	switch {
 	case err == nil:
 		d.welcome(w, r, u, "Welcome to Folio. You are a member of "+inv.ProjectName+".", "/projects/"+inv.ProjectID)
 	case d.invitationRefused(w, r, inv, err):
-	case errors.Is(err, auth.ErrPasswordTooShort), errors.Is(err, db.ErrEmailTaken):
-		v := components.SignupView{Invite: inviteSignup(token, inv), Errors: components.FormErrors{}}
-		if errors.Is(err, db.ErrEmailTaken) {
-			v.Errors["email"] = "An account with this email exists. Sign in, then open the link again."
-		} else {
-			v.Errors["password"] = "The password must be at least 8 characters."
-		}
+	case accountErrors(err, "").Has():
+		v := components.SignupView{Invite: inviteSignup(token, inv),
+			Errors: accountErrors(err, "An account with this email exists. Sign in, then open the link again.")}
 		d.render(w, r, http.StatusUnprocessableEntity, components.SignupPage(d.shell(r, "Sign up"), v))
 	default:
 		d.pageError(w, r, http.StatusInternalServerError, err)
 	}
 }
 
+// accountErrors are the form's messages for why accounts refused an email
+// address or password; taken is what to say of an address with an account.
+func accountErrors(err error, taken string) components.FormErrors {
+	errs := components.FormErrors{}
+	if errors.Is(err, accounts.ErrInvalidEmail) {
+		errs["email"] = "Enter an email address, such as ada@example.com."
+	}
+	if errors.Is(err, accounts.ErrEmailTaken) {
+		errs["email"] = taken
+	}
+	if errors.Is(err, accounts.ErrPasswordTooShort) {
+		errs["password"] = "The password must be at least 8 characters."
+	}
+	return errs
+}
+
 // welcome signs a new account in and sends it on.
-func (d *Dashboard) welcome(w http.ResponseWriter, r *http.Request, u db.User, msg, to string) {
+func (d *Dashboard) welcome(w http.ResponseWriter, r *http.Request, u model.User, msg, to string) {
 	if err := d.signIn(r, u); err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
@@ -153,24 +138,23 @@ func (d *Dashboard) welcome(w http.ResponseWriter, r *http.Request, u db.User, m
 	redirect(w, r, to)
 }
 
-// signupView decides whether this request may sign up uninvited, and if
-// not, why. The store has the last word on who is first (CreateFirstUser).
+// signupView is the sign-up form for a stranger, or why there is none.
 func (d *Dashboard) signupView(r *http.Request) (components.SignupView, error) {
-	n, err := d.store.CountUsers(r.Context())
-	if err != nil {
-		return components.SignupView{}, err
+	first, err := d.accounts.MaySignUp(r.Context())
+	if msg := refusal(err); msg != "" {
+		return components.SignupView{Refusal: msg}, nil
 	}
-	v := components.SignupView{First: n == 0}
-	if !v.First && d.signup != SignupOpen {
-		v.Refusal = d.refusal()
-	}
-	return v, nil
+	return components.SignupView{First: first}, err
 }
 
-// refusal says why an uninvited stranger cannot sign up.
-func (d *Dashboard) refusal() string {
-	if d.signup == SignupClosed {
+// refusal says why an uninvited stranger cannot sign up, or "" when err is
+// no such reason.
+func refusal(err error) string {
+	switch {
+	case errors.Is(err, accounts.ErrSignupClosed):
 		return "Sign-up is closed on this Folio server: accounts are created by your operator. Once you have one, a project member's invitation link adds you to their project."
+	case errors.Is(err, accounts.ErrInviteOnly):
+		return "This Folio server is invite-only. Ask a member of your team's project for an invitation link."
 	}
-	return "This Folio server is invite-only. Ask a member of your team's project for an invitation link."
+	return ""
 }

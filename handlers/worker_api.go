@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -82,7 +81,7 @@ func RequireWorkerToken(token WorkerToken, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ip := clientIP(r)
 		if ok, wait := lim.allow(ip); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(max(1, int(wait.Seconds()+0.5))))
+			setRetryAfter(w, wait)
 			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many requests to the worker API; retry later."))
 			return
 		}

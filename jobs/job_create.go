@@ -6,24 +6,52 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Created is the outcome of a create: the job, the caller's quota after
 // it, and whether an Idempotency-Key replayed an earlier create.
 type Created struct {
-	Job      db.Job
+	Job      model.Job
 	Quota    Quota
 	Replayed bool
 }
 
-// Create starts a job on a project with its first prompt and enqueues its
-// first run. With an idempotency key, the same key and prompt within 24
-// hours give the job created the first time, without counting against the
-// rate limit. If the queue is unreachable nothing is stored (ErrUnavailable).
-func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string) (c Created, err error) {
+// NewJob is what a create asks for: the prompt, and optionally the ref to
+// start from and the model, instead of the project's.
+type NewJob struct {
+	Prompt string
+	Ref    string
+	Model  string
+}
+
+// bodyHash identifies a request body for its Idempotency-Key: the parts
+// joined by NUL, so a prompt alone hashes as it always did.
+func bodyHash(parts ...string) []byte {
+	for len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	return sum[:]
+}
+
+// Create starts a job with the project's ref and model (see Start).
+func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string) (Created, error) {
+	return s.Start(ctx, projectID, NewJob{Prompt: prompt}, idemKey)
+}
+
+// Start starts a job on a project with its first prompt and enqueues its
+// first run. A ref must exist in the project's repository and a model must
+// be one the provider lists (where it lists them): otherwise a FieldError.
+// With an idempotency key, the same key and body within 24 hours give the
+// job created the first time, without counting against the rate limit. If
+// the queue is unreachable nothing is stored (ErrUnavailable).
+func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemKey string) (c Created, err error) {
 	defer s.fillQuota(ctx, s.creates, projectID, &c, &err)
+	prompt := req.Prompt
 	if err := checkPrompt(prompt); err != nil {
 		return Created{}, err
 	}
@@ -33,11 +61,22 @@ func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string)
 	}
 	var idem *db.IdempotencyKey
 	if idemKey != "" {
-		sum := sha256.Sum256([]byte(prompt))
-		idem = &db.IdempotencyKey{ProjectID: projectID, Key: idemKey, BodyHash: sum[:]}
+		idem = &db.IdempotencyKey{ProjectID: projectID, Key: idemKey, BodyHash: bodyHash(prompt, req.Ref, req.Model)}
 		if c, err := s.replay(ctx, idem); !errors.Is(err, db.ErrNotFound) {
 			return c, err
 		}
+	}
+	if req.Ref != "" {
+		if err := s.checkRef(ctx, project.Repository, req.Ref); err != nil {
+			return Created{}, err
+		}
+		project.Ref = req.Ref
+	}
+	if req.Model != "" {
+		if err := s.checkModel(ctx, req.Model); err != nil {
+			return Created{}, err
+		}
+		project.Model = req.Model
 	}
 
 	quota, err := s.creates.Take(ctx, projectID)
@@ -48,11 +87,11 @@ func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string)
 	if !quota.Allowed {
 		return Created{Quota: quota}, &RateLimitedError{quota}
 	}
-	model := project.Model
-	if model == "" {
-		model = s.cfg.DefaultModel
+	modelName := project.Model
+	if modelName == "" {
+		modelName = s.cfg.DefaultModel
 	}
-	j, err := s.db.CreateJob(ctx, db.Job{ProjectID: projectID, Repository: project.Repository, Ref: project.Ref, Model: model}, prompt, idem)
+	j, err := s.db.CreateJob(ctx, model.Job{ProjectID: projectID, Repository: project.Repository, Ref: project.Ref, Model: modelName}, prompt, idem)
 	if errors.Is(err, db.ErrConflict) && idem != nil {
 		// A concurrent request with the same key won the race.
 		s.creates.Refund(ctx, projectID, quota)
@@ -70,6 +109,7 @@ func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string)
 		}
 		return Created{}, ErrUnavailable
 	}
+	s.changed(ctx, j.ID)
 	s.notify(ctx, j)
 	return Created{Job: j, Quota: quota}, nil
 }
@@ -117,10 +157,18 @@ func (s *Service) Quota(ctx context.Context, projectID, limit string) Quota {
 	return c.Quota
 }
 
-// Message adds a follow-up prompt. On a completed or failed job it starts a
+// Message adds a follow-up prompt (see FollowUp).
+func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (Created, error) {
+	return s.FollowUp(ctx, projectID, id, prompt, "")
+}
+
+// FollowUp adds a follow-up prompt. On a completed or failed job it starts a
 // new turn on the same branch with the whole conversation; on an active job
 // it waits for the current run to end; on an archived job it is ErrArchived.
-func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (c Created, err error) {
+// With an idempotency key, the same key and prompt on the same job within
+// 24 hours add the prompt once and answer the job as it stands, without
+// counting against the rate limit; another prompt is ErrIdempotencyConflict.
+func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey string) (c Created, err error) {
 	defer s.fillQuota(ctx, s.followUps, projectID, &c, &err)
 	if err := checkPrompt(prompt); err != nil {
 		return Created{}, err
@@ -129,7 +177,15 @@ func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (c 
 	if err != nil {
 		return Created{}, err
 	}
-	if j.Status == db.JobArchived {
+	var idem *db.IdempotencyKey
+	if idemKey != "" {
+		// Keys of follow-ups live apart from creates', one space per job.
+		idem = &db.IdempotencyKey{ProjectID: projectID, Key: "message:" + j.ID + ":" + idemKey, BodyHash: bodyHash(prompt)}
+		if c, err := s.replay(ctx, idem); !errors.Is(err, db.ErrNotFound) {
+			return c, err
+		}
+	}
+	if j.Status == model.JobArchived {
 		return Created{}, ErrArchived
 	}
 	quota, err := s.followUps.Take(ctx, projectID)
@@ -140,11 +196,17 @@ func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (c 
 	if !quota.Allowed {
 		return Created{Quota: quota}, &RateLimitedError{quota}
 	}
-	j, started, err := s.db.AddJobPrompt(ctx, projectID, id, prompt)
+	j, started, err := s.db.AddJobPrompt(ctx, projectID, id, prompt, idem)
+	if errors.Is(err, db.ErrConflict) && idem != nil {
+		// A concurrent request with the same key won the race.
+		s.followUps.Refund(ctx, projectID, quota)
+		return s.replay(ctx, idem)
+	}
 	if err != nil {
 		s.followUps.Refund(ctx, projectID, quota)
 		return Created{}, err
 	}
+	s.changed(ctx, j.ID) // the prompt, and the status if a turn starts
 	if started {
 		// The job is active in SQLite either way; if Redis failed here the
 		// sweep enqueues the run once RecoveryGrace has passed.

@@ -3,54 +3,109 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/codehost/local"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
-// Why MergeLocal refused.
+// Why Merge refused.
 var (
-	ErrNotLocal      = errors.New("the job's repository is not a local one: merge its pull request on the code host")
-	ErrBusy          = errors.New("the agent is still working on the job's branch")
-	ErrNothingPushed = errors.New("the agent has not pushed a branch: there is nothing to merge")
-	ErrMergeConflict = local.ErrMergeConflict
+	ErrBusy           = errors.New("the agent is still working on the job's branch")
+	ErrNothingToMerge = codehost.ErrNothingToMerge
+	ErrMergeConflict  = codehost.ErrMergeConflict
 )
 
-// MergeLocal merges a completed or failed job's branch into its ref in the
-// project's local repository, then archives the job, as merging a pull
-// request on GitHub does, recording what was merged (db.Job.MergedAt,
-// MergeBase, MergeHead).
-func (s *Service) MergeLocal(ctx context.Context, projectID, id string) (db.Job, local.MergeResult, error) {
+// Changes is what the job's branch brings to its ref, from the job's code
+// host; for a merged job (by Folio or on GitHub), what the merge brought.
+// The job is returned too, for the review page.
+func (s *Service) Changes(ctx context.Context, projectID, id string) (codehost.Changes, model.Job, error) {
 	j, err := s.db.JobByID(ctx, projectID, id)
 	if err != nil {
-		return db.Job{}, local.MergeResult{}, err
+		return codehost.Changes{}, model.Job{}, err
 	}
-	kind, path, err := codehost.ParseRepository(j.Repository)
-	switch {
-	case err != nil || kind != codehost.KindLocal:
-		return j, local.MergeResult{}, ErrNotLocal
-	case j.Status == db.JobArchived:
-		return j, local.MergeResult{}, ErrArchived
-	case j.Status == db.JobActive:
-		return j, local.MergeResult{}, ErrBusy
-	case j.PRLink == "":
-		return j, local.MergeResult{}, ErrNothingPushed
+	if j.MergedAt != nil {
+		diff, err := s.db.MergedDiff(ctx, j.ID)
+		if err != nil {
+			return codehost.Changes{}, j, err
+		}
+		return codehost.Changes{Base: j.Ref, Branch: j.Branch, Diff: diff, Files: codehost.ParseDiff(diff)}, j, nil
 	}
-	res, err := local.Merge(ctx, path, j.Ref, j.Branch)
+	host, err := s.cfg.Hosts.Open(j.Repository)
 	if err != nil {
-		return j, res, err
+		return codehost.Changes{}, j, fmt.Errorf("jobs: unable to reach the code host of job %s: %w", j.ID, err)
 	}
-	// The merge is recorded with the archive, so the job page can say
-	// "Merged" and show the merged diff once the branch is in the ref.
-	merged, err := s.db.ArchiveMergedJob(ctx, projectID, id, db.JobMerge{Base: res.Base, Head: res.Head})
+	c, err := host.Changes(ctx, j.Ref, j.Branch)
+	if err != nil {
+		return c, j, fmt.Errorf("jobs: unable to read the changes of job %s: %w", j.ID, err)
+	}
+	return c, j, nil
+}
+
+// Merge lands a completed or failed job's branch in its ref — in the local
+// repository, or by merging its pull request on GitHub — keeps the diff it
+// merged, and archives the job. An active job is ErrBusy, an archived one
+// ErrArchived; a branch with nothing to bring is ErrNothingToMerge, one
+// that does not merge cleanly ErrMergeConflict. A follow-up that arrives
+// while the branch is being merged is dropped with the archive: the merge
+// has landed.
+func (s *Service) Merge(ctx context.Context, projectID, id string) (model.Job, error) {
+	j, err := s.db.JobByID(ctx, projectID, id)
+	if err != nil {
+		return model.Job{}, err
+	}
+	switch j.Status {
+	case model.JobArchived:
+		return j, ErrArchived
+	case model.JobActive:
+		return j, ErrBusy
+	}
+	host, err := s.cfg.Hosts.Open(j.Repository)
+	if err != nil {
+		return j, fmt.Errorf("jobs: unable to reach the code host of job %s: %w", j.ID, err)
+	}
+	c, err := host.Changes(ctx, j.Ref, j.Branch)
+	if err != nil {
+		return j, fmt.Errorf("jobs: unable to read the changes of job %s: %w", j.ID, err)
+	}
+	if len(c.Files) == 0 {
+		return j, ErrNothingToMerge
+	}
+	commit, err := host.Merge(ctx, j.Ref, j.Branch)
+	if err != nil {
+		return j, err
+	}
+	merged, err := s.recordMerge(ctx, projectID, id, commit, c.Diff)
 	if errors.Is(err, ErrArchived) {
-		return j, res, nil // archived meanwhile: the branch is merged all the same
+		// GitHub's webhook of this very merge was recorded first.
+		return s.db.JobByID(context.WithoutCancel(ctx), projectID, id)
 	}
+	return merged, err
+}
+
+// recordMerge is the one record of a merge, Folio's or GitHub's: the merge
+// commit and the diff merged, and the job archived as Archive does (a run
+// under way is stopped, queued follow-ups dropped). A merge already
+// recorded is ErrArchived. It survives the caller's cancellation: the
+// merge has happened.
+func (s *Service) recordMerge(ctx context.Context, projectID, id, commit, diff string) (model.Job, error) {
+	ctx = context.WithoutCancel(ctx)
+	j, archived, err := s.db.MergeJob(ctx, projectID, id, commit, diff)
 	if err != nil {
-		return j, res, err
+		return j, err
 	}
-	s.stopRun(merged)
-	s.notify(ctx, merged)
-	return merged, res, nil
+	s.log.Info("job merged", "job_id", j.ID, "ref", j.Ref, "commit", commit)
+	s.changed(ctx, j.ID) // the merge recorded, and the job archived if it was not
+	if archived {
+		s.stopRun(j)
+		s.notify(ctx, j)
+	}
+	return j, nil
+}
+
+// ChangesLink is the review page of a job's branch in the dashboard, a
+// local job's prLink (CONTRACT §7).
+func ChangesLink(baseURL, projectID, jobID string) string {
+	return local.ChangesLink(baseURL, projectID, jobID)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -143,11 +144,12 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 }
 
 // prepare gathers what the runner needs: the project and the history.
-func (w *Worker) prepare(ctx context.Context, j db.Job) (agent.Run, error) {
+func (w *Worker) prepare(ctx context.Context, j model.Job) (agent.Run, error) {
 	project, err := w.store.Project(ctx, j.ProjectID)
 	if err != nil {
 		return agent.Run{}, err
 	}
+	project.Ref = j.Ref // the job's own ref: the project's when it was created, or the one asked for
 	history, err := w.store.History(ctx, j.ID, j.Turn)
 	if err != nil {
 		return agent.Run{}, err
@@ -156,7 +158,7 @@ func (w *Worker) prepare(ctx context.Context, j db.Job) (agent.Run, error) {
 }
 
 // recorder stores what the attempt says as it says it.
-func (w *Worker) recorder(j db.Job, owner string) agent.Recorder {
+func (w *Worker) recorder(j model.Job, owner string) agent.Recorder {
 	return func(ctx context.Context, m agent.Message) error {
 		return w.store.AddMessage(ctx, j.ID, j.Turn, owner, m)
 	}
@@ -208,7 +210,7 @@ func (w *Worker) keepLease(ctx context.Context, cancel context.CancelCauseFunc, 
 }
 
 // fail fails the job owner runs ("" for whoever runs it).
-func (w *Worker) fail(ctx context.Context, j db.Job, owner, code, message string) {
+func (w *Worker) fail(ctx context.Context, j model.Job, owner, code, message string) {
 	if err := w.store.FailRun(ctx, j.ID, owner, code, message); err != nil {
 		w.log.Error("unable to fail a job", "job_id", j.ID, "code", code, "err", err)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // Show reads fewer columns than Get; what the API shows must not differ.
@@ -36,7 +36,7 @@ func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
 	same(j.ID, "active")
 	w.runner.waitRun(t)
 	w.runner.then(reply("Fixed.", "https://github.com/acme/docs/pull/1"))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 	same(j.ID, "completed with a PR")
 	if _, err := w.svc.Archive(ctx, w.project.ID, j.ID); err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
 	f := w.create("do it")
 	w.runner.waitRun(t)
 	w.runner.then(failWith("trying", &agent.Error{Code: "config_missing", Message: "FOLIO_OPENAI_API_KEY <is> \"not\" set.", Permanent: true}))
-	w.waitStatus(f.ID, db.JobFailed)
+	w.waitStatus(f.ID, model.JobFailed)
 	same(f.ID, "failed")
 
 	if _, err := w.svc.Show(ctx, "another-project", j.ID); !errors.Is(err, jobs.ErrNotFound) {

@@ -12,8 +12,8 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -21,7 +21,7 @@ func TestCreateIsActiveThenCompletedWithPRLink(t *testing.T) {
 	w := newWorld(t, jobs.Config{})
 	w.startWorker()
 	j := w.create("Fix the typo in README")
-	if j.Status != db.JobActive || j.Branch != "folio/"+j.ID || j.Model != "test-model" || j.Repository != "acme/docs" || j.Ref != "main" {
+	if j.Status != model.JobActive || j.Branch != "folio/"+j.ID || j.Model != "test-model" || j.Repository != "acme/docs" || j.Ref != "main" {
 		t.Fatalf("created job = %+v, want active on folio/<id>, model test-model, acme/docs@main", j)
 	}
 	run := w.runner.waitRun(t)
@@ -32,7 +32,7 @@ func TestCreateIsActiveThenCompletedWithPRLink(t *testing.T) {
 		t.Fatalf("run = %+v, want the job's branch, project and model", run)
 	}
 	w.runner.then(reply("Fixed.", "https://github.com/acme/docs/pull/1"))
-	done := w.waitStatus(j.ID, db.JobCompleted)
+	done := w.waitStatus(j.ID, model.JobCompleted)
 	if done.PRLink != "https://github.com/acme/docs/pull/1" {
 		t.Fatalf("prLink = %q, want the pull request", done.PRLink)
 	}
@@ -44,7 +44,7 @@ func TestCompletedWithoutChangesKeepsPRLinkEmpty(t *testing.T) {
 	j := w.create("Anything to fix?")
 	w.runner.waitRun(t)
 	w.runner.then(reply("Nothing to change.", ""))
-	if done := w.waitStatus(j.ID, db.JobCompleted); done.PRLink != "" {
+	if done := w.waitStatus(j.ID, model.JobCompleted); done.PRLink != "" {
 		t.Fatalf("prLink = %q, want empty", done.PRLink)
 	}
 }
@@ -56,10 +56,10 @@ func TestFollowUpOnCompletedContinuesWithWholeConversation(t *testing.T) {
 	j := w.create("one")
 	w.runner.waitRun(t)
 	w.runner.then(reply("did one", "https://pr/1"))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 
 	c, err := w.svc.Message(ctx, w.project.ID, j.ID, "two")
-	if err != nil || c.Job.Status != db.JobActive {
+	if err != nil || c.Job.Status != model.JobActive {
 		t.Fatalf("message on completed = %+v, %v; want active", c.Job, err)
 	}
 	run := w.runner.waitRun(t)
@@ -70,7 +70,7 @@ func TestFollowUpOnCompletedContinuesWithWholeConversation(t *testing.T) {
 		t.Fatalf("run branch %q pr %q, want the same branch and pull request", run.Branch, run.PRLink)
 	}
 	w.runner.then(reply("did two", "")) // no new PR link: the old one stays
-	if done := w.waitStatus(j.ID, db.JobCompleted); done.PRLink != "https://pr/1" {
+	if done := w.waitStatus(j.ID, model.JobCompleted); done.PRLink != "https://pr/1" {
 		t.Fatalf("prLink = %q, want it never cleared", done.PRLink)
 	}
 }
@@ -82,7 +82,7 @@ func TestPermanentErrorFailsAndFollowUpReactivates(t *testing.T) {
 	j := w.create("do it")
 	w.runner.waitRun(t)
 	w.runner.then(failWith("trying", &agent.Error{Code: "config_missing", Message: "FOLIO_OPENAI_API_KEY is not set.", Permanent: true}))
-	failed := w.waitStatus(j.ID, db.JobFailed)
+	failed := w.waitStatus(j.ID, model.JobFailed)
 	if failed.ErrorCode != "config_missing" || failed.ErrorMessage != "FOLIO_OPENAI_API_KEY is not set." {
 		t.Fatalf("error = %q %q, want the agent's code and message", failed.ErrorCode, failed.ErrorMessage)
 	}
@@ -91,7 +91,7 @@ func TestPermanentErrorFailsAndFollowUpReactivates(t *testing.T) {
 	}
 
 	c, err := w.svc.Message(ctx, w.project.ID, j.ID, "try again")
-	if err != nil || c.Job.Status != db.JobActive || c.Job.ErrorCode != "" {
+	if err != nil || c.Job.Status != model.JobActive || c.Job.ErrorCode != "" {
 		t.Fatalf("message on failed = %+v, %v; want active without error", c.Job, err)
 	}
 	run := w.runner.waitRun(t)
@@ -100,7 +100,7 @@ func TestPermanentErrorFailsAndFollowUpReactivates(t *testing.T) {
 		t.Fatalf("history = %q, want %q", got, want)
 	}
 	w.runner.then(reply("done", ""))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 }
 
 func TestFollowUpsOnActiveAreQueuedInOrder(t *testing.T) {
@@ -111,7 +111,7 @@ func TestFollowUpsOnActiveAreQueuedInOrder(t *testing.T) {
 	w.runner.waitRun(t)
 	for _, p := range []string{"second", "third"} {
 		c, err := w.svc.Message(ctx, w.project.ID, j.ID, p)
-		if err != nil || c.Job.Status != db.JobActive {
+		if err != nil || c.Job.Status != model.JobActive {
 			t.Fatalf("message on active = %+v, %v; want still active", c.Job, err)
 		}
 	}
@@ -120,11 +120,11 @@ func TestFollowUpsOnActiveAreQueuedInOrder(t *testing.T) {
 	if got, want := contents(run.History), []string{"user:first", "assistant:did first", "user:second", "user:third"}; !slices.Equal(got, want) {
 		t.Fatalf("history = %q, want %q", got, want)
 	}
-	if j := w.get(j.ID); j.Status != db.JobActive {
+	if j := w.get(j.ID); j.Status != model.JobActive {
 		t.Fatalf("between turns status = %q, want active", j.Status)
 	}
 	w.runner.then(reply("did the rest", ""))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 
 	ms, err := w.svc.Messages(ctx, w.project.ID, j.ID)
 	if err != nil {
@@ -144,7 +144,7 @@ func TestArchivedRefusesFollowUpAndArchiveAgain(t *testing.T) {
 	ctx := context.Background()
 	j := w.create("x")
 	a, err := w.svc.Archive(ctx, w.project.ID, j.ID)
-	if err != nil || a.Status != db.JobArchived || a.ArchivedAt == nil {
+	if err != nil || a.Status != model.JobArchived || a.ArchivedAt == nil {
 		t.Fatalf("archive = %+v, %v; want archived with archivedAt", a, err)
 	}
 	if _, err := w.svc.Message(ctx, w.project.ID, j.ID, "more"); !errors.Is(err, jobs.ErrArchived) {
@@ -175,7 +175,7 @@ func TestCancelStopsRunPromptlyAndDropsQueuedFollowUps(t *testing.T) {
 	}
 	asked := time.Now()
 	c, err := w.svc.Cancel(ctx, w.project.ID, j.ID)
-	if err != nil || c.Status != db.JobFailed || c.ErrorCode != jobs.CodeCanceled {
+	if err != nil || c.Status != model.JobFailed || c.ErrorCode != jobs.CodeCanceled {
 		t.Fatalf("cancel = %+v, %v; want failed/canceled", c, err)
 	}
 	select {
@@ -186,7 +186,7 @@ func TestCancelStopsRunPromptlyAndDropsQueuedFollowUps(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the run's context was not cancelled")
 	}
-	if j := w.get(j.ID); j.Status != db.JobFailed || j.ErrorCode != jobs.CodeCanceled {
+	if j := w.get(j.ID); j.Status != model.JobFailed || j.ErrorCode != jobs.CodeCanceled {
 		t.Fatalf("after the run stopped: %s/%s, want failed/canceled", j.Status, j.ErrorCode)
 	}
 	ms, _ := w.svc.Messages(ctx, w.project.ID, j.ID)
@@ -205,7 +205,7 @@ func TestCancelStopsRunPromptlyAndDropsQueuedFollowUps(t *testing.T) {
 		t.Fatalf("history = %q, want %q", got, want)
 	}
 	w.runner.then(reply("ok", ""))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 }
 
 func TestTimeLimitFailsWithTimeout(t *testing.T) {
@@ -214,7 +214,7 @@ func TestTimeLimitFailsWithTimeout(t *testing.T) {
 	j := w.create("slow")
 	w.runner.waitRun(t)
 	w.runner.then(block)
-	failed := w.waitStatus(j.ID, db.JobFailed)
+	failed := w.waitStatus(j.ID, model.JobFailed)
 	if failed.ErrorCode != jobs.CodeTimeout || !strings.Contains(failed.ErrorMessage, "300ms") {
 		t.Fatalf("error = %q %q, want timeout naming the limit", failed.ErrorCode, failed.ErrorMessage)
 	}
@@ -232,7 +232,7 @@ func TestTransientErrorRetriesFromCleanHistory(t *testing.T) {
 		t.Fatal("RunJob after a transient error = nil, want an error so Asynq retries")
 	}
 	<-w.runner.started
-	if j := w.get(j.ID); j.Status != db.JobActive || j.LeaseOwner != "" {
+	if j := w.get(j.ID); j.Status != model.JobActive || j.LeaseOwner != "" {
 		t.Fatalf("after a transient error: %+v, want active and unclaimed", j)
 	}
 	w.runner.then(reply("all done", ""))
@@ -243,7 +243,7 @@ func TestTransientErrorRetriesFromCleanHistory(t *testing.T) {
 	if got, want := contents(run.History), []string{"user:edit"}; !slices.Equal(got, want) {
 		t.Fatalf("retry history = %q, want %q (no failed attempt)", got, want)
 	}
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 	ms, _ := w.svc.Messages(ctx, w.project.ID, j.ID)
 	if len(ms) != 3 || ms[1].Content != "half done" || !ms[1].Discarded || ms[2].Content != "all done" || ms[2].Discarded {
 		t.Fatalf("messages = %+v, want the failed attempt kept and marked discarded", ms)
@@ -265,7 +265,7 @@ func TestTransientErrorsFailTheJobAfterMaxAttempts(t *testing.T) {
 		t.Fatalf("last attempt: err = %v, want nil (the job failed for good)", err)
 	}
 	failed := w.get(j.ID)
-	if failed.Status != db.JobFailed || failed.ErrorCode != "model_error" {
+	if failed.Status != model.JobFailed || failed.ErrorCode != "model_error" {
 		t.Fatalf("job = %s/%s, want failed/model_error", failed.Status, failed.ErrorCode)
 	}
 }
@@ -309,7 +309,7 @@ func TestAtMostOneRunAtATime(t *testing.T) {
 		t.Fatalf("a stale task ran the job again: %+v", r)
 	default:
 	}
-	if got := w.get(j.ID); got.Status != db.JobCompleted || got.Attempts != 1 {
+	if got := w.get(j.ID); got.Status != model.JobCompleted || got.Attempts != 1 {
 		t.Fatalf("job = %s after %d attempts, want completed after 1", got.Status, got.Attempts)
 	}
 }
@@ -340,7 +340,7 @@ func TestSweepReenqueuesAJobAsynqLost(t *testing.T) {
 	w.startWorker()
 	w.runner.waitRun(t)
 	w.runner.then(reply("done", ""))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 }
 
 func TestSweepLeavesRunningJobsAlone(t *testing.T) {
@@ -352,11 +352,11 @@ func TestSweepLeavesRunningJobsAlone(t *testing.T) {
 	if err := w.svc.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.get(j.ID); got.Recovery != 0 || got.Status != db.JobActive {
+	if got := w.get(j.ID); got.Recovery != 0 || got.Status != model.JobActive {
 		t.Fatalf("job = %+v, want untouched", got)
 	}
 	w.runner.then(reply("done", ""))
-	w.waitStatus(j.ID, db.JobCompleted)
+	w.waitStatus(j.ID, model.JobCompleted)
 }
 
 func TestPromptLength(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -17,7 +18,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -66,6 +69,18 @@ type Config struct {
 	Limit         int           // creates (and, separately, follow-ups) per project per Window: 100
 	Window        time.Duration // 1h
 	HTTPClient    *http.Client  // for webhook deliveries: webhookClient's
+	// A failed webhook delivery is retried after WebhookRetryBase (10s),
+	// doubling up to WebhookRetryMax (1h), until the event would be older
+	// than WebhookRetryFor (24h); then it is given up and the next goes.
+	WebhookRetryBase time.Duration
+	WebhookRetryMax  time.Duration
+	WebhookRetryFor  time.Duration
+	// Hosts reaches the code hosts, for a job's changes and its merge.
+	Hosts hosts.Config
+	// Refs checks the ref a create asks for; Models lists the models one
+	// may ask for. Either may be nil: the request is then not checked.
+	Refs   RefChecker
+	Models ModelCatalog
 	// AllowPrivateWebhooks lets webhooks reach loopback and private
 	// addresses (FOLIO_WEBHOOK_ALLOW_PRIVATE), for receivers on the same network.
 	AllowPrivateWebhooks bool
@@ -81,6 +96,9 @@ func (c Config) withDefaults() Config {
 	def(&c.Lease, DefaultLease)
 	def(&c.RecoveryGrace, 30*time.Second)
 	def(&c.Window, time.Hour)
+	def(&c.WebhookRetryBase, 10*time.Second)
+	def(&c.WebhookRetryMax, time.Hour)
+	def(&c.WebhookRetryFor, 24*time.Hour)
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 5
 	}
@@ -96,12 +114,16 @@ func (c Config) withDefaults() Config {
 // Service runs agent jobs.
 type Service struct {
 	db        *db.DB
+	rdb       redis.UniversalClient // announces changes (ChangesChannel)
+	hub       *Hub                  // this process's event streams
 	queue     *tasks.Queue
 	worker    *Worker // nil in a process that cannot run agents
 	log       *slog.Logger
 	cfg       Config
 	creates   *Limiter
 	followUps *Limiter
+	models    modelCache
+	views     viewCache // GET job's views, kept while the database is unchanged
 	// unclaimedChecked is when Sweep last asked Asynq about unclaimed jobs
 	// (Unix nanoseconds).
 	unclaimedChecked atomic.Int64
@@ -112,7 +134,7 @@ type Service struct {
 func New(d *db.DB, rdb redis.UniversalClient, queue *tasks.Queue, runner agent.Runner, log *slog.Logger, cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	s := &Service{
-		db: d, queue: queue, log: log, cfg: cfg,
+		db: d, rdb: rdb, hub: NewHub(rdb, log), queue: queue, log: log, cfg: cfg,
 		creates:   NewLimiter(rdb, "folio:ratelimit:create:", cfg.Limit, cfg.Window),
 		followUps: NewLimiter(rdb, "folio:ratelimit:message:", cfg.Limit, cfg.Window),
 	}
@@ -121,6 +143,8 @@ func New(d *db.DB, rdb redis.UniversalClient, queue *tasks.Queue, runner agent.R
 	}
 	return s
 }
+
+var modelName = regexp.MustCompile(`^\S+$`)
 
 func checkPrompt(p string) error {
 	switch n := utf8.RuneCountInString(p); {
@@ -133,36 +157,26 @@ func checkPrompt(p string) error {
 }
 
 // runOf names the run a job is on.
-func runOf(j db.Job) tasks.AgentRun {
+func runOf(j model.Job) tasks.AgentRun {
 	return tasks.AgentRun{JobID: j.ID, Turn: j.Turn, Recovery: j.Recovery}
 }
 
-func (s *Service) enqueueRun(ctx context.Context, j db.Job) error {
+func (s *Service) enqueueRun(ctx context.Context, j model.Job) error {
 	return s.queue.EnqueueAgentRun(ctx, runOf(j), s.cfg.JobTimeout)
 }
 
 // Get returns a job of a project.
-func (s *Service) Get(ctx context.Context, projectID, id string) (db.Job, error) {
+func (s *Service) Get(ctx context.Context, projectID, id string) (model.Job, error) {
 	return s.db.JobByID(ctx, projectID, id)
 }
 
-// Show returns a job of a project as the API shows it, reading only the
-// columns the view needs (GET job is polled).
-func (s *Service) Show(ctx context.Context, projectID, id string) (Job, error) {
-	j, err := s.db.JobViewByID(ctx, projectID, id)
-	if err != nil {
-		return Job{}, err
-	}
-	return View(j), nil
-}
-
 // List returns a project's jobs newest first, and whether more follow.
-func (s *Service) List(ctx context.Context, projectID, status string, limit, offset int) ([]db.Job, bool, error) {
+func (s *Service) List(ctx context.Context, projectID, status string, limit, offset int) ([]model.Job, bool, error) {
 	return s.db.ListJobs(ctx, projectID, status, limit, offset)
 }
 
 // FirstPrompts maps each listed job to its first prompt.
-func (s *Service) FirstPrompts(ctx context.Context, list []db.Job) (map[string]string, error) {
+func (s *Service) FirstPrompts(ctx context.Context, list []model.Job) (map[string]string, error) {
 	ids := make([]string, len(list))
 	for i, j := range list {
 		ids[i] = j.ID
@@ -171,31 +185,33 @@ func (s *Service) FirstPrompts(ctx context.Context, list []db.Job) (map[string]s
 }
 
 // Archive archives a job, stopping its run if one is under way.
-func (s *Service) Archive(ctx context.Context, projectID, id string) (db.Job, error) {
+func (s *Service) Archive(ctx context.Context, projectID, id string) (model.Job, error) {
 	j, err := s.db.ArchiveJob(ctx, projectID, id)
 	if err != nil {
-		return db.Job{}, err
+		return model.Job{}, err
 	}
 	s.stopRun(j)
+	s.changed(ctx, j.ID)
 	s.notify(ctx, j)
 	return j, nil
 }
 
 // Cancel stops an active job's run and fails it with code canceled; its
 // queued follow-ups are dropped.
-func (s *Service) Cancel(ctx context.Context, projectID, id string) (db.Job, error) {
+func (s *Service) Cancel(ctx context.Context, projectID, id string) (model.Job, error) {
 	j, err := s.db.CancelJob(ctx, projectID, id, CodeCanceled, "The job was cancelled.")
 	if err != nil {
-		return db.Job{}, err
+		return model.Job{}, err
 	}
 	s.stopRun(j)
+	s.changed(ctx, j.ID)
 	s.notify(ctx, j)
 	return j, nil
 }
 
 // stopRun asks the worker running j's turn to stop at once. It is best
 // effort: a run that misses the signal loses its lease within Lease/3.
-func (s *Service) stopRun(j db.Job) {
+func (s *Service) stopRun(j model.Job) {
 	if err := s.queue.CancelRun(runOf(j)); err != nil {
 		s.log.Warn("unable to signal the run to stop", "job_id", j.ID, "err", err)
 	}

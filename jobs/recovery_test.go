@@ -15,14 +15,15 @@ import (
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
 const helperEnv = "FOLIO_TEST_WORKER"
 
-// TestHelperProcess is not a test: it is the worker subprocess of
-// TestKilledWorkerJobIsRecovered, whose agent says one thing and then
-// works until the process is killed.
+// TestHelperProcess is not a test: it is a worker subprocess (see
+// startWorkerProcess), whose agent says one thing and then works until the
+// process is killed or the run cancelled.
 func TestHelperProcess(t *testing.T) {
 	if os.Getenv(helperEnv) == "" {
 		return
@@ -34,7 +35,9 @@ func TestHelperProcess(t *testing.T) {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("FOLIO_TEST_REDIS")})
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc := jobs.New(d, rdb, tasks.NewQueue(rdb), foreverRunner{}, log, jobs.Config{Lease: 300 * time.Millisecond})
+	// Its webhooks, to the tests' receivers on loopback, are retried fast.
+	cfg := jobs.Config{Lease: 300 * time.Millisecond, AllowPrivateWebhooks: true, WebhookRetryBase: 2 * time.Millisecond, WebhookRetryMax: 20 * time.Millisecond}
+	svc := jobs.New(d, rdb, tasks.NewQueue(rdb), foreverRunner{}, log, cfg)
 	srv := tasks.NewWorker(rdb, log, 2)
 	if err := srv.Start(tasks.NewServeMux(svc, svc)); err != nil {
 		t.Fatal(err)
@@ -52,11 +55,10 @@ func (foreverRunner) Run(ctx context.Context, run agent.Run, record agent.Record
 	return agent.Result{}, ctx.Err()
 }
 
-func TestKilledWorkerJobIsRecovered(t *testing.T) {
-	w := newWorld(t, jobs.Config{Lease: 300 * time.Millisecond})
-	ctx := context.Background()
-	j := w.create("edit the docs")
-
+// startWorkerProcess starts a worker of w's database and Redis in a
+// process of its own (TestHelperProcess), killed when the test ends.
+func startWorkerProcess(t *testing.T, w *world) *exec.Cmd {
+	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
 	child.Env = append(os.Environ(), helperEnv+"=1", "FOLIO_TEST_REDIS="+testRedis.Addr, "FOLIO_TEST_DB="+w.db.Path())
 	child.Stderr = os.Stderr
@@ -64,6 +66,15 @@ func TestKilledWorkerJobIsRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	return child
+}
+
+func TestKilledWorkerJobIsRecovered(t *testing.T) {
+	w := newWorld(t, jobs.Config{Lease: 300 * time.Millisecond})
+	ctx := context.Background()
+	j := w.create("edit the docs")
+
+	child := startWorkerProcess(t, w)
 
 	// Wait for the child's agent to be mid-run: the job claimed, a message said.
 	deadline := time.Now().Add(15 * time.Second)
@@ -84,7 +95,7 @@ func TestKilledWorkerJobIsRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
-	if got := w.get(j.ID); got.Status != db.JobActive {
+	if got := w.get(j.ID); got.Status != model.JobActive {
 		t.Fatalf("right after the kill: %s, want still active", got.Status)
 	}
 
@@ -98,7 +109,7 @@ func TestKilledWorkerJobIsRecovered(t *testing.T) {
 		t.Fatalf("recovered run history = %q, want only the prompt (a clean restart)", got)
 	}
 	w.runner.then(reply("done", ""))
-	done := w.waitStatus(j.ID, db.JobCompleted)
+	done := w.waitStatus(j.ID, model.JobCompleted)
 	if done.Attempts != 2 || done.Recovery != 1 {
 		t.Fatalf("attempts %d recovery %d, want 2 and 1", done.Attempts, done.Recovery)
 	}
@@ -120,7 +131,7 @@ func TestJobKilledTooOftenFails(t *testing.T) {
 	if err := w.svc.Sweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.get(j.ID); got.Status != db.JobFailed || got.ErrorCode != jobs.CodeRetriesExhausted {
+	if got := w.get(j.ID); got.Status != model.JobFailed || got.ErrorCode != jobs.CodeRetriesExhausted {
 		t.Fatalf("job = %s/%s, want failed/%s", got.Status, got.ErrorCode, jobs.CodeRetriesExhausted)
 	}
 }

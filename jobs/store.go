@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -22,13 +23,13 @@ import (
 type Store interface {
 	// ClaimRun gives owner the right to run the turn named by run for
 	// lease; ok is false when the job moved on or another attempt holds it.
-	ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (j db.Job, ok bool, err error)
+	ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (j model.Job, ok bool, err error)
 	// ExtendLease renews owner's claim for lease; false means it is gone.
 	ExtendLease(ctx context.Context, jobID, owner string, lease time.Duration) (bool, error)
 	// ReleaseRun gives the turn back for a retry; false means the claim was gone.
 	ReleaseRun(ctx context.Context, jobID, owner string) (bool, error)
 	// Project is the project a job belongs to, as the agent needs it.
-	Project(ctx context.Context, projectID string) (db.Project, error)
+	Project(ctx context.Context, projectID string) (model.Project, error)
 	// History is the conversation the agent continues from, up to turn.
 	History(ctx context.Context, jobID string, turn int) ([]agent.Message, error)
 	// AddMessage records a message owner's attempt at turn produced.
@@ -52,7 +53,7 @@ type localStore struct{ s *Service }
 
 var _ Store = localStore{}
 
-func (l localStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (db.Job, bool, error) {
+func (l localStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (model.Job, bool, error) {
 	return l.s.db.ClaimJobRun(ctx, run.JobID, run.Turn, run.Recovery, owner, time.Now().Add(lease))
 }
 
@@ -64,7 +65,7 @@ func (l localStore) ReleaseRun(ctx context.Context, jobID, owner string) (bool, 
 	return l.s.db.ReleaseJobRun(ctx, jobID, owner)
 }
 
-func (l localStore) Project(ctx context.Context, projectID string) (db.Project, error) {
+func (l localStore) Project(ctx context.Context, projectID string) (model.Project, error) {
 	return l.s.db.ProjectByID(ctx, projectID)
 }
 
@@ -98,10 +99,14 @@ func (l localStore) AddMessage(ctx context.Context, jobID string, turn int, owne
 	if at.IsZero() {
 		at = time.Now()
 	}
-	return l.s.db.AddJobMessage(ctx, db.JobMessage{
+	if err := l.s.db.AddJobMessage(ctx, model.JobMessage{
 		JobID: jobID, Turn: turn, Attempt: owner, Role: m.Role, Content: m.Content, ToolCalls: calls,
 		ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError, CreatedAt: at,
-	})
+	}); err != nil {
+		return err
+	}
+	l.s.changed(ctx, jobID)
+	return nil
 }
 
 func (l localStore) AddUsage(ctx context.Context, jobID string, steps int, tokens int64) error {
@@ -120,7 +125,18 @@ func (l localStore) FailRun(ctx context.Context, jobID, owner, code, message str
 // finishRun records a successful turn and starts the next if follow-ups
 // wait, or sends the job's completion event.
 func (s *Service) finishRun(ctx context.Context, id, owner string, res agent.Result) error {
-	j, next, ok, err := s.db.FinishJobRun(ctx, id, owner, res.PRLink)
+	problems := res.Problems
+	if problems == nil {
+		problems = []agent.Problem{}
+	}
+	pj, err := json.Marshal(problems)
+	if err != nil {
+		return fmt.Errorf("jobs: unable to encode the problems of job %s: %w", id, err)
+	}
+	j, next, ok, err := s.db.FinishJobRun(ctx, id, owner, db.TurnOutcome{PRLink: res.PRLink, Summary: res.Summary, Problems: string(pj)})
+	if ok {
+		s.changed(ctx, j.ID) // the turn's messages kept, and the status, outcome or next turn
+	}
 	switch {
 	case err != nil:
 		return err
@@ -144,6 +160,7 @@ func (s *Service) failRun(ctx context.Context, id, owner, code, message string) 
 	}
 	if ok {
 		s.log.Info("job failed", "job_id", j.ID, "code", code)
+		s.changed(ctx, j.ID)
 		s.notify(ctx, j)
 	}
 	return ok, nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -40,8 +41,8 @@ type (
 	// (its project and history), so a pickup costs one round trip.
 	ClaimResponse struct {
 		OK      bool            `json:"ok"`
-		Job     db.Job          `json:"job"`
-		Project *db.Project     `json:"project,omitempty"`
+		Job     model.Job       `json:"job"`
+		Project *model.Project  `json:"project,omitempty"`
 		History []agent.Message `json:"history,omitempty"`
 	}
 	LeaseRequest struct {
@@ -85,7 +86,7 @@ type (
 
 // ForWorker is the project as a remote worker may see it: without the
 // webhook's URL and secret, which only serve uses.
-func ForWorker(p db.Project) db.Project {
+func ForWorker(p model.Project) model.Project {
 	p.WebhookURL, p.WebhookSecret = "", ""
 	return p
 }
@@ -120,7 +121,7 @@ func (r *RemoteStore) Hello(ctx context.Context) (ServerInfo, error) {
 	return info, err
 }
 
-func (r *RemoteStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (db.Job, bool, error) {
+func (r *RemoteStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (model.Job, bool, error) {
 	var out ClaimResponse
 	err := r.call(ctx, "claim", ClaimRequest{Run: run, Owner: owner, LeaseMs: lease.Milliseconds()}, &out)
 	if err == nil && out.OK && out.Project != nil {
@@ -159,7 +160,7 @@ func (r *RemoteStore) ReleaseRun(ctx context.Context, jobID, owner string) (bool
 	return out.OK, err
 }
 
-func (r *RemoteStore) Project(ctx context.Context, projectID string) (db.Project, error) {
+func (r *RemoteStore) Project(ctx context.Context, projectID string) (model.Project, error) {
 	r.mu.Lock()
 	for _, c := range r.claimed {
 		if c.Project.ID == projectID {
@@ -168,7 +169,7 @@ func (r *RemoteStore) Project(ctx context.Context, projectID string) (db.Project
 		}
 	}
 	r.mu.Unlock()
-	var out db.Project
+	var out model.Project
 	err := r.call(ctx, "project", ProjectRequest{ProjectID: projectID}, &out)
 	return out, err
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -13,7 +13,8 @@ import (
 // job stays active forever: a run whose worker went silent past its lease
 // (killed, cut off), or a job whose task Asynq lost or gave up on, is
 // enqueued again as a new recovery of its turn, or failed once it has been
-// attempted MaxAttempts times. Several sweepers at once are safe.
+// attempted MaxAttempts times. Webhook events nothing delivers any more
+// are asked for again. Several sweepers at once are safe.
 //
 // It is called every few seconds (tasks.SweepInterval): expired leases are
 // an indexed look-up that finds nothing when all is well; unclaimed jobs,
@@ -28,6 +29,9 @@ func (s *Service) Sweep(ctx context.Context) error {
 		if err := s.recoverRun(ctx, j); err != nil {
 			return err
 		}
+	}
+	if err := s.sweepWebhooks(ctx, now); err != nil {
+		return err
 	}
 	last := s.unclaimedChecked.Load()
 	if now.UnixNano()-last < int64(s.cfg.RecoveryGrace/3) || !s.unclaimedChecked.CompareAndSwap(last, now.UnixNano()) {
@@ -54,7 +58,7 @@ func (s *Service) Sweep(ctx context.Context) error {
 
 // recoverRun enqueues j's turn again as a new recovery, or fails the job
 // once it has been attempted MaxAttempts times.
-func (s *Service) recoverRun(ctx context.Context, j db.Job) error {
+func (s *Service) recoverRun(ctx context.Context, j model.Job) error {
 	if j.Attempts >= s.cfg.MaxAttempts {
 		_, err := s.failRun(ctx, j.ID, "", CodeRetriesExhausted, fmt.Sprintf("The agent run was started %d times without finishing.", j.Attempts))
 		return err
@@ -66,4 +70,20 @@ func (s *Service) recoverRun(ctx context.Context, j db.Job) error {
 	j.Recovery++
 	s.log.Warn("re-enqueuing a lost run", "job_id", j.ID, "turn", j.Turn, "recovery", j.Recovery, "lease_expired", j.LeaseOwner != "")
 	return s.enqueueRun(ctx, j)
+}
+
+// sweepWebhooks asks again for the delivery of webhook events due for
+// RecoveryGrace that nothing delivers: their task was lost, or the
+// delivery holding them died and its lease ran out.
+func (s *Service) sweepWebhooks(ctx context.Context, now time.Time) error {
+	stalled, err := s.db.StalledWebhookEvents(ctx, now.Add(-s.cfg.RecoveryGrace), 100)
+	if err != nil {
+		return err
+	}
+	for _, e := range stalled {
+		if err := s.scheduleWebhook(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,7 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/model"
 )
 
 // Job is a job as the API and webhooks show it: the seed's fields, with
@@ -24,6 +25,15 @@ type Job struct {
 	Branch     string     `json:"branch"`
 	Usage      Usage      `json:"usage"`
 	Error      *JobError  `json:"error,omitempty"`
+	// Summary is the agent's final answer of its latest finished turn (null
+	// before one ends); Problems what the checks still found then ([] when
+	// clean). A job with problems is still completed: they say what is left.
+	Summary  *string         `json:"summary"`
+	Problems []agent.Problem `json:"problems"`
+	// MergedAt is when the job's branch was merged into its ref: by Folio
+	// (POST .../merge or the review page) or its pull request on GitHub;
+	// null otherwise.
+	MergedAt *time.Time `json:"mergedAt"`
 }
 
 // Usage is what a job's runs have used of the model, over all its turns.
@@ -45,7 +55,7 @@ type JobError struct {
 }
 
 // View shows a stored job.
-func View(j db.Job) Job {
+func View(j model.Job) Job {
 	v := Job{
 		ID: j.ID, Status: j.Status, Source: Source{j.Repository, j.Ref}, Model: j.Model,
 		CreatedAt: j.CreatedAt.UTC(), ArchivedAt: j.ArchivedAt, UpdatedAt: j.UpdatedAt.UTC(), Branch: j.Branch,
@@ -53,18 +63,36 @@ func View(j db.Job) Job {
 	}
 	// The seed: prLink is null while the job is active. The stored link is
 	// never cleared, so it shows again once a follow-up's turn ends.
-	if j.PRLink != "" && j.Status != db.JobActive {
+	if j.PRLink != "" && j.Status != model.JobActive {
 		link := j.PRLink // not &j.PRLink, which would move all of j to the heap
 		v.PRLink = &link
 	}
-	if j.Status == db.JobFailed && j.ErrorCode != "" {
+	if j.Status == model.JobFailed && j.ErrorCode != "" {
 		v.Error = &JobError{j.ErrorCode, j.ErrorMessage}
 	}
+	v.Summary, v.Problems, v.MergedAt = j.Summary, ParseProblems(j.Problems), j.MergedAt
 	return v
+}
+
+// noProblems is the Problems of a clean job, shared: views never change it.
+var noProblems = []agent.Problem{}
+
+// ParseProblems reads a job's stored problems; what cannot be read counts
+// as none rather than failing the read of the job.
+func ParseProblems(stored string) []agent.Problem {
+	if stored == "" || stored == "[]" {
+		return noProblems
+	}
+	var ps []agent.Problem
+	if json.Unmarshal([]byte(stored), &ps) != nil || ps == nil {
+		return noProblems
+	}
+	return ps
 }
 
 // Message is one entry of a job's conversation as the API shows it.
 type Message struct {
+	ID         int64           `json:"-"` // the order it was recorded in (EventCursor.Message)
 	Turn       int             `json:"turn"`
 	Role       string          `json:"role"`
 	Content    string          `json:"content"`
@@ -80,9 +108,9 @@ type Message struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func messageView(j db.Job, m db.JobMessage) Message {
+func messageView(j model.Job, m model.JobMessage) Message {
 	v := Message{
-		Turn: m.Turn, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName,
+		ID: m.ID, Turn: m.Turn, Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, ToolName: m.ToolName,
 		IsError: m.IsError, Dropped: m.Dropped, CreatedAt: m.CreatedAt,
 		Discarded: m.Attempt != "" && !m.Kept && m.Attempt != j.LeaseOwner,
 	}
@@ -143,6 +171,39 @@ func (j Job) AppendJSON(b []byte) []byte {
 		b = appendJSONString(b, j.Error.Message)
 		b = append(b, '}')
 	}
+	b = append(b, `,"summary":`...)
+	if j.Summary != nil {
+		b = appendJSONString(b, *j.Summary)
+	} else {
+		b = append(b, "null"...)
+	}
+	b = append(b, `,"problems":`...)
+	if j.Problems == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, p := range j.Problems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"path":`...)
+			b = appendJSONString(b, p.Path)
+			if p.Line != 0 {
+				b = append(b, `,"line":`...)
+				b = strconv.AppendInt(b, int64(p.Line), 10)
+			}
+			if p.Column != 0 {
+				b = append(b, `,"column":`...)
+				b = strconv.AppendInt(b, int64(p.Column), 10)
+			}
+			b = append(b, `,"severity":`...)
+			b = appendJSONString(b, p.Severity)
+			b = append(b, `,"message":`...)
+			b = appendJSONString(b, p.Message)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"createdAt":`...)
 	b = appendStamp(b, j.CreatedAt)
 	b = append(b, `,"archivedAt":`...)
@@ -153,6 +214,12 @@ func (j Job) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"updatedAt":`...)
 	b = appendStamp(b, j.UpdatedAt)
+	b = append(b, `,"mergedAt":`...)
+	if j.MergedAt != nil {
+		b = appendStamp(b, *j.MergedAt)
+	} else {
+		b = append(b, "null"...)
+	}
 	return append(b, '}')
 }
 

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/agent"
 )
 
 // reflectiveJSON is how Job.MarshalJSON wrote a job before it was written
@@ -18,7 +20,8 @@ func reflectiveJSON(t *testing.T, j Job) []byte {
 		CreatedAt  stamp  `json:"createdAt"`
 		ArchivedAt *stamp `json:"archivedAt"`
 		UpdatedAt  stamp  `json:"updatedAt"`
-	}{plain(j), stamp(j.CreatedAt), stampOf(j.ArchivedAt), stamp(j.UpdatedAt)})
+		MergedAt   *stamp `json:"mergedAt"`
+	}{plain(j), stamp(j.CreatedAt), stampOf(j.ArchivedAt), stamp(j.UpdatedAt), stampOf(j.MergedAt)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +68,16 @@ func TestJobJSONMatchesReflection(t *testing.T) {
 		}
 	}
 	for _, s := range trickyStrings {
-		link := s
+		link, summary := s, s
 		check(Job{ID: s, Status: s, Source: Source{s, s}, Model: s, PRLink: &link, CreatedAt: at, ArchivedAt: &at,
-			UpdatedAt: zero, Branch: s, Usage: Usage{Steps: -3, Tokens: 1 << 40}, Error: &JobError{s, s}})
-		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at, Usage: Usage{Steps: 7}})
+			UpdatedAt: zero, Branch: s, Usage: Usage{Steps: -3, Tokens: 1 << 40}, Error: &JobError{s, s},
+			Summary: &summary, MergedAt: &at, Problems: []agent.Problem{
+				{Path: s, Line: 3, Column: 14, Severity: agent.SeverityError, Message: s},
+				{Path: s, Severity: s, Message: s},
+				{Path: "docs.json", Line: 1, Severity: agent.SeverityWarning},
+			}})
+		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at, Usage: Usage{Steps: 7}, Problems: []agent.Problem{}})
+		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at})
 	}
 	// Random bytes, weighted towards the characters that need escaping.
 	alphabet := []string{"a", "\"", "\\", "<", ">", "&", "\n", "\x00", "\x1f", "\x7f", "\xff", "\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80", "é", "🚀", "\xf0\x9f"}
@@ -84,7 +93,8 @@ func TestJobJSONMatchesReflection(t *testing.T) {
 		}
 		str := string(s)
 		check(Job{ID: str, Status: "failed", Source: Source{Repository: str}, Branch: str, PRLink: &str,
-			CreatedAt: at, UpdatedAt: at, Error: &JobError{Code: "x", Message: str}})
+			CreatedAt: at, UpdatedAt: at, Error: &JobError{Code: "x", Message: str}, Summary: &str,
+			Problems: []agent.Problem{{Path: str, Line: r.IntN(3), Column: r.IntN(3), Severity: str, Message: str}}})
 	}
 }
 

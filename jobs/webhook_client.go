@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"syscall"
 	"time"
+
+	"github.com/folio-docs/folio/projects"
 )
 
 // webhookClient posts webhook deliveries. Unless private addresses are
@@ -22,7 +24,7 @@ func webhookClient(allowPrivate bool) *http.Client {
 			if err != nil {
 				return err
 			}
-			if a := ap.Addr().Unmap(); !publicAddr(a) {
+			if a := ap.Addr().Unmap(); !projects.PublicAddr(a) {
 				return fmt.Errorf("refusing to deliver to %s, which is not a public address (FOLIO_WEBHOOK_ALLOW_PRIVATE=true allows it)", a)
 			}
 			return nil
@@ -36,11 +38,4 @@ func webhookClient(allowPrivate bool) *http.Client {
 		Transport:     transport,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-}
-
-// cgnat is the shared address space of RFC 6598, private in all but name.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
-func publicAddr(a netip.Addr) bool {
-	return a.IsGlobalUnicast() && !a.IsPrivate() && !cgnat.Contains(a)
 }

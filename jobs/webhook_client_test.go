@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/folio-docs/folio/projects"
 )
 
 func TestWebhookClientRefusesPrivateAddresses(t *testing.T) {
@@ -36,8 +38,8 @@ func TestWebhookClientRefusesPrivateAddresses(t *testing.T) {
 		"100.64.0.1": false, "0.0.0.0": false, "::1": false, "fd00::1": false, "fe80::1": false,
 		"93.184.216.34": true, "2606:4700::1111": true,
 	} {
-		if got := publicAddr(netip.MustParseAddr(addr)); got != public {
-			t.Errorf("publicAddr(%s) = %v, want %v", addr, got, public)
+		if got := projects.PublicAddr(netip.MustParseAddr(addr)); got != public {
+			t.Errorf("PublicAddr(%s) = %v, want %v", addr, got, public)
 		}
 	}
 }

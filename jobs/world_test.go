@@ -15,6 +15,7 @@ import (
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -45,7 +46,7 @@ type world struct {
 	queue   *tasks.Queue
 	svc     *jobs.Service
 	runner  *scriptRunner
-	project db.Project
+	project model.Project
 	log     *slog.Logger
 }
 
@@ -56,7 +57,7 @@ func newWorld(t *testing.T, cfg jobs.Config) *world {
 	w.queue = tasks.NewQueue(w.rdb)
 	t.Cleanup(func() { w.queue.Close() })
 	var err error
-	w.project, err = w.db.CreateProject(context.Background(), db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
+	w.project, err = w.db.CreateProject(context.Background(), model.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func (w *world) startWorker() {
 	w.t.Cleanup(srv.Shutdown)
 }
 
-func (w *world) create(prompt string) db.Job {
+func (w *world) create(prompt string) model.Job {
 	w.t.Helper()
 	c, err := w.svc.Create(context.Background(), w.project.ID, prompt, "")
 	if err != nil {
@@ -85,7 +86,7 @@ func (w *world) create(prompt string) db.Job {
 	return c.Job
 }
 
-func (w *world) get(id string) db.Job {
+func (w *world) get(id string) model.Job {
 	w.t.Helper()
 	j, err := w.svc.Get(context.Background(), w.project.ID, id)
 	if err != nil {
@@ -95,7 +96,7 @@ func (w *world) get(id string) db.Job {
 }
 
 // waitStatus polls the job until it has status, or fails the test.
-func (w *world) waitStatus(id, status string) db.Job {
+func (w *world) waitStatus(id, status string) model.Job {
 	w.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

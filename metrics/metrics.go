@@ -45,6 +45,10 @@ var (
 		Name: "folio_analytics_views_ingested_total",
 		Help: "Page views stored, by traffic class and source (events, tracker, import).",
 	}, []string{"class", "source"})
+	eventStreams = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "folio_job_event_streams",
+		Help: "Job event streams (the API's GET .../events and the job pages' live updates) open in this process.",
+	})
 	webhookDeliveries = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "folio_webhook_deliveries_total",
 		Help: "Project webhook delivery attempts, by outcome.",
@@ -94,6 +98,12 @@ func WebhookDelivery(outcome string) {
 	webhookDeliveries.WithLabelValues(outcome).Inc()
 }
 
+// EventStreamOpened counts a job event stream opened.
+func EventStreamOpened() { eventStreams.Inc() }
+
+// EventStreamClosed counts a job event stream closed.
+func EventStreamClosed() { eventStreams.Dec() }
+
 // UnmatchedRoute is the route label of a request no route took, so that
 // probes of random paths do not grow the label set.
 const UnmatchedRoute = "unmatched"
@@ -142,7 +152,7 @@ func NewRegistry(cs ...prometheus.Collector) (*prometheus.Registry, error) {
 	all := append([]prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		httpRequests, httpDuration, agentRuns, agentRunDuration, modelTokens, viewsIngested, webhookDeliveries,
+		httpRequests, httpDuration, agentRuns, agentRunDuration, modelTokens, viewsIngested, webhookDeliveries, eventStreams,
 	}, cs...)
 	for _, c := range all {
 		if err := reg.Register(c); err != nil {

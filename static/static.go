@@ -1,7 +1,8 @@
 // Package static holds the files Folio serves as they are, embedded in the
-// binary so Folio works offline: the dashboard's stylesheet and scripts (htmx,
-// pinned with its licence; the copy buttons; the API reference renderer) and
-// the browser tracker that documentation sites embed.
+// binary so Folio works offline: the dashboard's stylesheet and scripts (htmx
+// and its server-sent events extension, pinned with their licences; the copy
+// buttons; the API reference renderer) and the browser tracker that
+// documentation sites embed.
 package static
 
 import (

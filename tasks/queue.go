@@ -41,9 +41,10 @@ func (q *Queue) EnqueueAgentRun(ctx context.Context, p AgentRun, timeout time.Du
 	return q.enqueue(ctx, t)
 }
 
-// EnqueueWebhook puts an event's delivery on the webhooks queue.
-func (q *Queue) EnqueueWebhook(ctx context.Context, e WebhookEvent) error {
-	t, err := NewWebhookDeliverTask(e)
+// EnqueueWebhook asks for w's job's pending webhook events to be
+// delivered at at (now if zero). The same occasion twice is one task.
+func (q *Queue) EnqueueWebhook(ctx context.Context, w WebhookDelivery, at time.Time) error {
+	t, err := NewWebhookDeliverTask(w, at)
 	if err != nil {
 		return err
 	}

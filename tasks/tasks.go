@@ -26,6 +26,12 @@ var priorities = map[string]int{QueueAgent: 6, QueueWebhooks: 3, QueueDefault: 1
 // default of a second would dominate the create→pickup latency.
 const PollInterval = 10 * time.Millisecond
 
+// DelayedCheckInterval is how often a worker moves tasks whose time has
+// come (retries, scheduled webhook deliveries) to their queue: a retry is
+// late by at most this. Asynq's default of 5 s would stretch short retry
+// delays many times over; a check is one cheap script per queue.
+const DelayedCheckInterval = 100 * time.Millisecond
+
 // NewWorker returns an Asynq server over rdb that processes Folio's queues,
 // or only the named ones: a process with no agent runner leaves the agent
 // queue alone, so its jobs wait there rather than fail.
@@ -38,23 +44,29 @@ func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int, que
 		}
 	}
 	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
-		Concurrency:       concurrency,
-		Queues:            q,
-		Logger:            asynqLogger{log},
-		BaseContext:       context.Background,
-		TaskCheckInterval: PollInterval,
-		RetryDelayFunc:    retryDelay,
+		Concurrency:              concurrency,
+		Queues:                   q,
+		Logger:                   asynqLogger{log},
+		BaseContext:              context.Background,
+		TaskCheckInterval:        PollInterval,
+		DelayedTaskCheckInterval: DelayedCheckInterval,
+		RetryDelayFunc:           retryDelay,
 	})
 }
 
 // retryDelay backs off per task type: webhooks double from 10 s up to an
 // hour (so about 30 tries cover a day); agent runs from 5 s up to 5 minutes.
 func retryDelay(n int, _ error, t *asynq.Task) time.Duration {
-	base, ceiling := 5*time.Second, 5*time.Minute
 	if t.Type() == TypeWebhookDeliver {
-		base, ceiling = 10*time.Second, time.Hour
+		return Backoff(n, 10*time.Second, time.Hour)
 	}
-	d := base << min(n, 20)
+	return Backoff(n, 5*time.Second, 5*time.Minute)
+}
+
+// Backoff is the wait before retry n (from 0): base doubled n times, at
+// most ceiling, plus up to a tenth more so retries of many spread out.
+func Backoff(n int, base, ceiling time.Duration) time.Duration {
+	d := base << min(max(n, 0), 20)
 	if d <= 0 || d > ceiling {
 		d = ceiling
 	}

@@ -4,50 +4,72 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/hibiken/asynq"
 )
 
-// TypeWebhookDeliver delivers one webhook event to a project's URL.
+// TypeWebhookDeliver delivers a job's pending webhook events, oldest first.
 const TypeWebhookDeliver = "webhook:deliver"
 
-// WebhookEvent is an event to deliver: its body is fixed when it happens,
-// the URL and secret are the project's at delivery time.
-type WebhookEvent struct {
-	ID        string          `json:"id"`
-	ProjectID string          `json:"projectId"`
-	JobID     string          `json:"jobId"`
-	Body      json.RawMessage `json:"body"`
-	At        time.Time       `json:"at"`
+// WebhookDelivery asks for a job's pending webhook events to be delivered.
+// The events themselves wait in the database, which decides their order,
+// so any number of these tasks for one job may run: the one that holds the
+// job's oldest event delivers, the others find nothing to do. Sequence and
+// Attempts name the occasion (an event recorded, a retry falling due), so
+// enqueuing the same occasion twice queues one task.
+type WebhookDelivery struct {
+	JobID    string `json:"jobId"`
+	Sequence int    `json:"sequence"` // the event that asks
+	Attempts int    `json:"attempts"` // its attempts so far
 }
 
-// WebhookRetries with retryDelay's backoff spread the tries over about a day.
+// TaskID names the occasion.
+func (w WebhookDelivery) TaskID() string {
+	return "webhook:" + w.JobID + ":" + strconv.Itoa(w.Sequence) + ":" + strconv.Itoa(w.Attempts)
+}
+
+// WebhookRetries with retryDelay's backoff spread over about a day the
+// retries of a task whose handler could not reach the database; a failed
+// delivery is not one of them (its event is retried through the database).
 const WebhookRetries = 32
 
-// NewWebhookDeliverTask builds the task that delivers e, with retries.
-func NewWebhookDeliverTask(e WebhookEvent) (*asynq.Task, error) {
-	body, err := json.Marshal(e)
+// WebhookTimeout bounds one task: the handler starts no delivery it could
+// not finish in it, and leaves the rest to a task of its own.
+const WebhookTimeout = 5 * time.Minute
+
+// NewWebhookDeliverTask builds the task that delivers w's job's events at
+// at (now if zero).
+func NewWebhookDeliverTask(w WebhookDelivery, at time.Time) (*asynq.Task, error) {
+	body, err := json.Marshal(w)
 	if err != nil {
 		return nil, fmt.Errorf("tasks: unable to encode %s: %w", TypeWebhookDeliver, err)
 	}
-	return asynq.NewTask(TypeWebhookDeliver, body, asynq.Queue(QueueWebhooks), asynq.TaskID("webhook:"+e.ID),
-		asynq.MaxRetry(WebhookRetries), asynq.Timeout(30*time.Second)), nil
+	// Asynq keeps a scheduled task's time in whole seconds, rounded down,
+	// so a task for 12:00:00.400 may run at 12:00:00, before its event is
+	// due: it would then ask for itself again under its own id, which Asynq
+	// refuses while it runs, and the event would wait for the sweep. Round
+	// up instead: a task never runs before its event is due.
+	if frac := at.Sub(at.Truncate(time.Second)); frac > 0 {
+		at = at.Add(time.Second - frac)
+	}
+	return asynq.NewTask(TypeWebhookDeliver, body, asynq.Queue(QueueWebhooks), asynq.TaskID(w.TaskID()),
+		asynq.ProcessAt(at), asynq.MaxRetry(WebhookRetries), asynq.Timeout(WebhookTimeout)), nil
 }
 
-// WebhookDeliverer makes one delivery attempt (attempt counts from 1); an
-// error asks for a retry.
+// WebhookDeliverer delivers a job's pending webhook events in order; an
+// error asks for a retry of the task.
 type WebhookDeliverer interface {
-	DeliverWebhook(ctx context.Context, e WebhookEvent, attempt int) error
+	DeliverWebhooks(ctx context.Context, jobID string) error
 }
 
 func handleWebhookDeliver(d WebhookDeliverer) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
-		var e WebhookEvent
-		if err := json.Unmarshal(t.Payload(), &e); err != nil {
-			return fmt.Errorf("tasks: bad %s payload: %v: %w", TypeWebhookDeliver, err, asynq.SkipRetry)
+		var w WebhookDelivery
+		if err := json.Unmarshal(t.Payload(), &w); err != nil || w.JobID == "" {
+			return fmt.Errorf("tasks: bad %s payload %q: %v: %w", TypeWebhookDeliver, t.Payload(), err, asynq.SkipRetry)
 		}
-		n, _ := asynq.GetRetryCount(ctx)
-		return d.DeliverWebhook(ctx, e, n+1)
+		return d.DeliverWebhooks(ctx, w.JobID)
 	}
 }

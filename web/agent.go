@@ -5,20 +5,37 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/codehost/hosts"
+	"github.com/folio-docs/folio/projects"
 )
+
+// codeHosts is how this process reaches code hosts: GitHub with the App's
+// installation tokens or FOLIO_GITHUB_TOKEN, local repositories on disk.
+func (a *app) codeHosts() (hosts.Config, error) {
+	c := hosts.Config{BaseURL: a.cfg.BaseURL, GitHubAPIURL: a.cfg.GitHubAPIURL}
+	switch {
+	case a.cfg.GitHubAppID != 0:
+		t, err := github.NewAppToken(a.cfg.GitHubAppID, a.cfg.GitHubAppInstallationID, a.cfg.GitHubAppPrivateKey, a.cfg.GitHubAPIURL, nil)
+		if err != nil {
+			return c, fmt.Errorf("unable to use the GitHub App: %w", err)
+		}
+		c.GitHubTokens = t
+	case a.cfg.GitHubToken != "":
+		c.GitHubTokens = github.StaticToken(a.cfg.GitHubToken)
+	}
+	return c, nil
+}
+
+// projectValidator checks project settings for the operator's CLI, which
+// may connect any repository on the machine (the dashboard adds a policy).
+func (a *app) projectValidator() projects.Validator {
+	return projects.Validator{Hosts: a.hosts, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate}
+}
 
 // newRunner builds the agent runtime the worker hands jobs to.
 func (a *app) newRunner() (agent.Runner, error) {
-	var appTokens github.TokenSource
-	if a.cfg.GitHubAppID != 0 {
-		t, err := github.NewAppToken(a.cfg.GitHubAppID, a.cfg.GitHubAppInstallationID, a.cfg.GitHubAppPrivateKey, a.cfg.GitHubAPIURL, nil)
-		if err != nil {
-			return nil, fmt.Errorf("unable to use the GitHub App: %w", err)
-		}
-		appTokens = t
-	}
 	r, err := agent.New(agent.Config{
-		GitHubTokens:     appTokens,
+		GitHubTokens:     a.hosts.GitHubTokens,
 		Provider:         a.cfg.ModelProvider,
 		OpenAIBaseURL:    a.cfg.OpenAIBaseURL,
 		OpenAIAPIKey:     a.cfg.OpenAIAPIKey,

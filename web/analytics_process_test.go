@@ -17,74 +17,50 @@ import (
 	"github.com/folio-docs/folio/analytics"
 )
 
-// folioProcess is a folio command run as a process of its own: this test
-// binary run again as folio (see TestMain), with te's environment.
-func folioProcess(t *testing.T, te testEnv, args ...string) *exec.Cmd {
-	t.Helper()
+// folioProcess is a folio command as a process of its own: this test
+// binary run again as folio (see TestMain), with exactly te as its FOLIO_*
+// environment.
+func folioProcess(te testEnv, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "FOLIO_TEST_RUN_MAIN=1")
+	cmd.Env = []string{"FOLIO_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for k, v := range te {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	return cmd
 }
 
-// serveProcess starts "folio serve" in a process of its own and waits for
-// it to answer; the returned function stops it with SIGTERM and waits.
+// serveProcess starts "folio serve" in a process of its own (startFolio)
+// and waits for it to answer; the returned function stops it with SIGTERM
+// and waits for a clean exit.
 func serveProcess(t *testing.T, te testEnv) (base string, stop func()) {
 	t.Helper()
 	te["FOLIO_ADDR"] = freeAddr(t)
 	te["FOLIO_WORKER"] = "false"
-	cmd := folioProcess(t, te, "serve")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	p := startFolio(t, te, "serve")
 	base = "http://" + te["FOLIO_ADDR"]
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("serve exited (%v) before answering:\n%s", err, logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("serve did not answer within 20s:\n%s", logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	p.waitHTTP(t, base+"/healthz")
 	stopped := false
 	stop = func() {
 		if stopped {
 			return
 		}
 		stopped = true
-		cmd.Process.Signal(syscall.SIGTERM)
+		p.cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("serve exited with %v:\n%s", err, logs.String())
+		case <-p.exited:
+			if p.code != 0 {
+				t.Errorf("serve exited with %d:\n%s", p.code, p.stderr.String())
 			}
 		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
+			p.cmd.Process.Kill()
 			t.Errorf("serve did not stop within 30s")
 		}
 	}
-	t.Cleanup(stop)
 	return base, stop
 }
 
 // apiCall sends a request with a key and decodes the JSON answer into out.
-func apiCall(t *testing.T, method, u, key string, body any, out any) int {
+func apiCall(t testing.TB, method, u, key string, body any, out any) int {
 	t.Helper()
 	var r *bytes.Reader
 	if body != nil {
@@ -118,7 +94,7 @@ func apiCall(t *testing.T, method, u, key string, body any, out any) int {
 func newAnalyticsProject(t *testing.T, te testEnv) (project, key string) {
 	t.Helper()
 	te.must(t, "s3cret-passw0rd\n", "user", "create", "--email", "ops@example.com", "--password-stdin")
-	project = te.must(t, "", "project", "create", "--name", "Docs", "--repo", "/srv/docs", "--owner", "ops@example.com")
+	project = te.must(t, "", "project", "create", "--name", "Docs", "--repo", newDocsRepo(t), "--owner", "ops@example.com")
 	key = te.must(t, "", "key", "create", "--project", project)
 	return project, key
 }
@@ -200,7 +176,7 @@ func TestImportInTwoProcessesMatchesOneImport(t *testing.T) {
 	}
 	importProcess := func(te testEnv, project string, files ...string) {
 		t.Helper()
-		out, err := folioProcess(t, te, append([]string{"analytics", "import", "--project", project}, files...)...).CombinedOutput()
+		out, err := folioProcess(te, append([]string{"analytics", "import", "--project", project}, files...)...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("import %v: %v\n%s", files, err, out)
 		}

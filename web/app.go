@@ -9,12 +9,15 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/projects"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -31,6 +34,13 @@ type app struct {
 	queue     *tasks.Queue
 	jobs      *jobs.Service
 	analytics *analytics.Service
+	// accounts creates users under the sign-up policy; invitations bring
+	// them into projects.
+	accounts    *accounts.Service
+	invitations *accounts.Invitations
+	// projects creates and changes projects for the operator's CLI.
+	projects *projects.Service
+	hosts    hosts.Config // how code hosts are reached
 }
 
 // newLogger writes structured logs to stderr, as text or JSON.
@@ -71,6 +81,10 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 		a.db.Close()
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
+	if a.hosts, err = a.codeHosts(); err != nil {
+		a.Close()
+		return nil, &exitError{code: 1, msg: err.Error()}
+	}
 	if withRedis {
 		opt, _ := redis.ParseURL(cfg.RedisURL) // validated by loadConfig
 		a.rdb = redis.NewClient(opt)
@@ -87,18 +101,29 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 }
 
 func (a *app) jobsConfig() jobs.Config {
-	return jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate}
+	h := a.hosts
+	h.BaseURL = a.cfg.BaseURL
+	return jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate, Hosts: h}
 }
 
 // assemble builds the services over a.db and, when there is one, a.rdb.
 // It is the one place they are built, for serve, worker, the CLI and tests.
 func (a *app) assemble(jcfg jobs.Config) error {
 	a.keys = auth.NewKeys(a.db)
+	a.invitations = accounts.NewInvitations(a.db, a.cfg.BaseURL)
+	a.accounts = accounts.New(a.db, a.cfg.Signup, a.invitations)
+	a.projects = projects.NewService(a.db, a.projectValidator())
 	cls, err := analytics.NewClassifier()
 	if err != nil {
 		return fmt.Errorf("analytics: unable to build the traffic classifier: %w", err)
 	}
 	a.analytics = analytics.NewService(a.db, cls)
+	if jcfg.Refs == nil {
+		jcfg.Refs = a.projectValidator()
+	}
+	if mc, ok := a.runner.(jobs.ModelCatalog); ok && jcfg.Models == nil {
+		jcfg.Models = mc // the provider's model list checks a create's model
+	}
 	if a.rdb != nil {
 		a.queue = tasks.NewQueue(a.rdb)
 		if a.cfg.AgentRunRetries != nil {
@@ -110,6 +135,9 @@ func (a *app) assemble(jcfg jobs.Config) error {
 }
 
 func (a *app) Close() {
+	if a.jobs != nil {
+		a.jobs.EndStreams()
+	}
 	if a.queue != nil {
 		a.queue.Close()
 	}

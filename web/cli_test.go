@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/internal/testenv"
 )
 
 func TestCLISetUpWithoutABrowser(t *testing.T) {
@@ -30,9 +31,27 @@ func TestCLISetUpWithoutABrowser(t *testing.T) {
 		t.Fatalf("duplicate user: exit %d, %q", code, errs)
 	}
 
-	pid := te.must(t, "", "project", "create", "--name", "Docs", "--repo", "/srv/docs", "--owner", "ada@example.com")
+	repo := newDocsRepo(t)
+	testenv.Git(t, repo, "branch", "trunk")
+	// Settings that cannot work are refused in one line naming the flag, exit 1.
+	for _, bad := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"project", "create", "--name", "Docs", "--repo", filepath.Join(t.TempDir(), "nowhere")}, "--repo: There is no repository"},
+		{[]string{"project", "create", "--name", "Docs", "--repo", repo, "--ref", "nope"}, `--ref: The repository has no branch "nope"`},
+	} {
+		code, out, errs := te.folio(t, "", bad.args...)
+		if code != 1 || out != "" || !strings.Contains(errs, bad.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Fatalf("folio %v: exit %d, stdout %q, stderr %q; want exit 1 and one line with %q", bad.args, code, out, errs, bad.want)
+		}
+	}
+	pid := te.must(t, "", "project", "create", "--name", "Docs", "--repo", repo, "--owner", "ada@example.com")
 	if len(pid) != 26 {
 		t.Fatalf("project create printed %q, want only the id", pid)
+	}
+	if code, _, errs := te.folio(t, "", "project", "update", pid, "--webhook", "http://127.0.0.1:9/hook", "--webhook-secret", "whsec"); code != 1 || !strings.Contains(errs, "--webhook: 127.0.0.1 is not a public address") {
+		t.Fatalf("private webhook: exit %d, stderr %q; want it refused", code, errs)
 	}
 	te.must(t, "", "project", "update", pid, "--model", "gpt-x", "--ref", "trunk", "--webhook", "https://hooks.example/f", "--webhook-secret", "whsec")
 
@@ -61,7 +80,7 @@ func TestCLISetUpWithoutABrowser(t *testing.T) {
 	}
 	defer d.Close()
 	p, _ := d.ProjectByID(context.Background(), pid)
-	if p.Model != "gpt-x" || p.Ref != "trunk" || p.WebhookURL != "https://hooks.example/f" || p.WebhookSecret != "whsec" || p.Repository != "/srv/docs" {
+	if p.Model != "gpt-x" || p.Ref != "trunk" || p.WebhookURL != "https://hooks.example/f" || p.WebhookSecret != "whsec" || p.Repository != repo {
 		t.Fatalf("project update not stored: %+v", p)
 	}
 	keys := auth.NewKeys(d)

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
 )
 
 // withLog sends the server's log, at every level, to w.
-func withLog(w *lockedBuffer) serverOption {
+func withLog(w *testenv.LogBuffer) serverOption {
 	return func(a *app, _ *jobs.Config) {
 		a.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -60,7 +61,7 @@ func (c cutShort) send(t *testing.T, addr, id string, closeAll bool) string {
 }
 
 // requestLog waits for the access-log line of request id and returns it.
-func requestLog(t *testing.T, log *lockedBuffer, id string) string {
+func requestLog(t *testing.T, log *testenv.LogBuffer, id string) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -81,7 +82,7 @@ func requestLog(t *testing.T, log *lockedBuffer, id string) string {
 // logs it at INFO: no 5xx, no ERROR line, on every kind of route that
 // reads a body.
 func TestCutShortBodiesAreTheClientsFault(t *testing.T) {
-	log := &lockedBuffer{}
+	log := &testenv.LogBuffer{}
 	s := newTestServer(t, withLog(log), func(a *app, _ *jobs.Config) { a.cfg.GitHubWebhookSecret = "whsec" })
 	d := &dashboardServer{Server: s.Server, app: s.app}
 	owner := d.addUser(t, "owner@example.com")

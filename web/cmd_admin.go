@@ -12,8 +12,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
+	"github.com/folio-docs/folio/projects"
 )
 
 func openDB(ctx context.Context, cfg Config) (*db.DB, error) {
@@ -31,7 +34,7 @@ func cmdUserCreate(ctx context.Context, args []string, e env) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *email == "" || !strings.Contains(*email, "@") {
+	if *email == "" {
 		return usageError(fs, "--email must be an email address")
 	}
 	if !*fromStdin {
@@ -41,20 +44,20 @@ func cmdUserCreate(ctx context.Context, args []string, e env) error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("cannot read the password: %w", err)
 	}
-	hash, err := auth.HashPassword(strings.TrimRight(line, "\r\n"))
-	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
-	}
 	a, err := openApp(ctx, e, false)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	u, err := a.db.CreateUser(ctx, *email, hash)
-	if errors.Is(err, db.ErrEmailTaken) {
+	u, err := a.accounts.Create(ctx, *email, strings.TrimRight(line, "\r\n"))
+	switch {
+	case errors.Is(err, accounts.ErrInvalidEmail):
+		return usageError(fs, "--email must be an email address")
+	case errors.Is(err, accounts.ErrPasswordTooShort):
+		return &exitError{code: 2, msg: err.Error()}
+	case errors.Is(err, accounts.ErrEmailTaken):
 		return &exitError{code: 1, msg: fmt.Sprintf("a user with email %s already exists", *email)}
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
 	fmt.Fprintln(e.stdout, u.ID)
@@ -78,10 +81,10 @@ func cmdProjectCreate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	p := db.Project{Name: *name, Repository: *repo, Ref: *ref}
+	p := model.Project{Name: *name, Repository: *repo, Ref: *ref}
 	if *owner != "" {
-		u, err := a.db.UserByEmail(ctx, *owner)
-		if errors.Is(err, db.ErrNotFound) {
+		u, err := a.projects.Account(ctx, *owner)
+		if errors.Is(err, projects.ErrNoAccount) {
 			return &exitError{code: 1, msg: fmt.Sprintf("no user with email %s; create one with folio user create", *owner)}
 		}
 		if err != nil {
@@ -89,9 +92,8 @@ func cmdProjectCreate(ctx context.Context, args []string, e env) error {
 		}
 		p.OwnerID = u.ID
 	}
-	p, err = a.db.CreateProject(ctx, p)
-	if err != nil {
-		return err
+	if p, err = a.projects.Create(ctx, p); err != nil {
+		return refuseProject(err)
 	}
 	fmt.Fprintln(e.stdout, p.ID)
 	return nil
@@ -122,13 +124,14 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	p, err := a.db.ProjectByID(ctx, pos[0])
-	if errors.Is(err, db.ErrNotFound) {
+	p, err := a.projects.ByID(ctx, pos[0])
+	if errors.Is(err, projects.ErrNotFound) {
 		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", pos[0])}
 	}
 	if err != nil {
 		return err
 	}
+	stored := p
 	for name, field := range map[string]*string{"name": &p.Name, "repo": &p.Repository, "ref": &p.Ref, "model": &p.Model, "webhook": &p.WebhookURL, "webhook-secret": &p.WebhookSecret} {
 		if given[name] {
 			*field = *set[name]
@@ -137,23 +140,34 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 	if p.Name == "" || p.Repository == "" || p.Ref == "" {
 		return usageError(fs, "--name, --repo and --ref cannot be empty")
 	}
-	if p.WebhookURL != "" {
-		if err := checkURL(p.WebhookURL, "http", "https"); err != nil {
-			return usageError(fs, "--webhook: %v", err)
-		}
-	}
-	if _, err := a.db.UpdateProject(ctx, p); err != nil {
-		return err
+	if _, err := a.projects.Update(ctx, stored, p); err != nil {
+		return refuseProject(err)
 	}
 	fmt.Fprintln(e.stdout, p.ID)
 	return nil
+}
+
+// refuseProject turns a refused project into one line naming the flag, and
+// exit status 1; any other error is returned as it is.
+func refuseProject(err error) error {
+	var errs projects.Errors
+	if !errors.As(err, &errs) {
+		return err
+	}
+	flags := map[string]string{projects.FieldName: "--name", projects.FieldRepository: "--repo", projects.FieldRef: "--ref",
+		projects.FieldModel: "--model", projects.FieldWebhookURL: "--webhook", projects.FieldWebhookSecret: "--webhook-secret"}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = flags[e.Field] + ": " + e.Message
+	}
+	return &exitError{code: 1, msg: strings.Join(msgs, " ")}
 }
 
 func cmdKeyCreate(ctx context.Context, args []string, e env) error {
 	fs := newFlags("key create", "key create --project ID [--name N] [--scope read|write] [--expires 7d|30d|60d|90d|never]", e)
 	project := fs.String("project", "", "project `id` (required)")
 	name := fs.String("name", "", "a name to recognise the key by")
-	scope := fs.String("scope", db.ScopeWrite, "read (GET and HEAD only) or write")
+	scope := fs.String("scope", model.ScopeWrite, "read (GET and HEAD only) or write")
 	expires := fs.String("expires", "90d", "7d, 30d, 60d, 90d or never")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
@@ -166,7 +180,7 @@ func cmdKeyCreate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.db.ProjectByID(ctx, *project); errors.Is(err, db.ErrNotFound) {
+	if _, err := a.projects.ByID(ctx, *project); errors.Is(err, projects.ErrNotFound) {
 		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", *project)}
 	} else if err != nil {
 		return err
@@ -199,7 +213,7 @@ func cmdKeyList(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	keys, err := a.db.APIKeysForProject(ctx, *project)
+	keys, err := a.keys.List(ctx, *project)
 	if err != nil {
 		return err
 	}
@@ -246,7 +260,7 @@ func cmdKeyRevoke(ctx context.Context, args []string, e env) error {
 		}
 		keyID = k.ID
 	}
-	if err := a.db.RevokeAPIKey(ctx, *project, keyID); errors.Is(err, db.ErrNotFound) {
+	if err := a.keys.Revoke(ctx, *project, keyID); errors.Is(err, db.ErrNotFound) {
 		return &exitError{code: 1, msg: "no such key in this project"}
 	} else if err != nil {
 		return err

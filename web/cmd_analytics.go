@@ -121,7 +121,7 @@ func openAnalytics(ctx context.Context, e env, project string) (*app, *analytics
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := a.db.ProjectByID(ctx, project); err != nil {
+	if _, err := a.projects.ByID(ctx, project); err != nil {
 		a.Close()
 		return nil, nil, &exitError{code: 1, msg: fmt.Sprintf("project %s: %v", project, err)}
 	}

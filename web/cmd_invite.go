@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/db"
 )
 
@@ -18,7 +18,7 @@ func cmdInviteCreate(ctx context.Context, args []string, e env) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *projectID == "" || !auth.ValidEmail(*email) {
+	if *projectID == "" || !accounts.ValidEmail(*email) {
 		return usageError(fs, "--project and --email (an address such as ada@example.com) are required")
 	}
 	a, err := openApp(ctx, e, false)
@@ -26,9 +26,12 @@ func cmdInviteCreate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	link, _, err := auth.NewInvitations(a.db, a.cfg.BaseURL).Create(ctx, *projectID, *email, "")
+	link, _, err := a.invitations.Create(ctx, *projectID, *email, "")
 	if errors.Is(err, db.ErrNotFound) {
 		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", *projectID)}
+	}
+	if errors.Is(err, accounts.ErrAlreadyMember) {
+		return &exitError{code: 1, msg: fmt.Sprintf("%s is already a member of project %s", *email, *projectID)}
 	}
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ func TestAnalyticsCommandsShowProgress(t *testing.T) {
 	}
 	te := newTestEnv(t)
 	te.must(t, "s3cret-passw0rd\n", "user", "create", "--email", "ada@example.com", "--password-stdin")
-	pid := te.must(t, "", "project", "create", "--name", "Docs", "--repo", "/srv/docs", "--owner", "ada@example.com")
+	pid := te.must(t, "", "project", "create", "--name", "Docs", "--repo", newDocsRepo(t), "--owner", "ada@example.com")
 	bin := filepath.Join(t.TempDir(), "folio")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -56,6 +56,8 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 	}
+	// Event streams never go idle: Shutdown ends them, or it would wait out its grace.
+	srv.RegisterOnShutdown(a.jobs.EndStreams)
 	a.log.Info("folio serving", "addr", ln.Addr().String(), "base_url", a.cfg.BaseURL, "worker", a.cfg.Worker, "db", a.cfg.DBPath)
 
 	errc := make(chan error, 1)
@@ -71,6 +73,10 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	defer cancel()
 	err = srv.Shutdown(sctx)
 	worker.Shutdown()
+	// The next start-up reads the index from its snapshot, not every view.
+	if serr := a.analytics.SaveSnapshots(sctx); serr != nil {
+		a.log.Error("analytics: unable to save the index snapshot", "err", serr)
+	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/codehost/github"
 )
 
@@ -57,6 +58,9 @@ type Config struct {
 	// (no database of its own); WorkerToken is the secret they share.
 	ServerURL   string
 	WorkerToken string
+	// EventKeepAlive is how often a job's event stream sends a comment
+	// line (handlers.DefaultKeepAlive if zero; tests shorten it).
+	EventKeepAlive time.Duration
 }
 
 // minWorkerToken is the shortest FOLIO_WORKER_TOKEN accepted (CONTRACT §1).
@@ -93,7 +97,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		GitHubToken:         getenv("FOLIO_GITHUB_TOKEN"),
 		GitHubAPIURL:        get("FOLIO_GITHUB_API_URL", "https://api.github.com/"),
 		GitHubWebhookSecret: getenv("FOLIO_GITHUB_WEBHOOK_SECRET"),
-		Signup:              get("FOLIO_SIGNUP", "invite"),
+		Signup:              get("FOLIO_SIGNUP", accounts.SignupInvite),
 		LogFormat:           get("FOLIO_LOG_FORMAT", "text"),
 	}
 	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
@@ -163,9 +167,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.JobTimeout, err = time.ParseDuration(timeout); err != nil || c.JobTimeout <= 0 {
 		return c, &configError{"FOLIO_JOB_TIMEOUT", timeout, "want a positive duration, for example 30m"}
 	}
-	switch c.Signup {
-	case "open", "invite", "closed":
-	default:
+	if !accounts.ValidSignup(c.Signup) {
 		return c, &configError{"FOLIO_SIGNUP", c.Signup, "want open, invite or closed"}
 	}
 	for _, item := range strings.Split(getenv("FOLIO_TRUSTED_PROXIES"), ",") {

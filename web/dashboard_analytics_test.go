@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/analytics"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // withTraffic records generated traffic for a project with the generator
@@ -27,7 +27,7 @@ func (s *dashboardServer) withTraffic(t *testing.T, projectID string, views, day
 	if n, err := s.app.analytics.Generate(context.Background(), projectID, cfg); err != nil || n != views {
 		t.Fatalf("generate traffic: %d stored, %v", n, err)
 	}
-	key, _, err := s.app.keys.Issue(context.Background(), projectID, "export", db.ScopeRead, "7d")
+	key, _, err := s.app.keys.Issue(context.Background(), projectID, "export", model.ScopeRead, "7d")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // TestInvitationInBrowser: a member invites a teammate, who signs up through
@@ -29,7 +29,7 @@ func TestInvitationInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := s.app.db.CreateProject(context.Background(), db.Project{Name: "Acme handbook", Repository: "acme/handbook", OwnerID: ada.ID})
+	p, err := s.app.db.CreateProject(context.Background(), model.Project{Name: "Acme handbook", Repository: "acme/handbook", OwnerID: ada.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

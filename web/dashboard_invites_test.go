@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 var inviteLink = regexp.MustCompile(`<code id="invite-link">([^<]+)</code>`)
@@ -53,7 +54,7 @@ func (s *dashboardServer) postPage(t *testing.T, c *http.Client, path string, fo
 
 // projectWithOwner is a dashboard server under policy ("" for the default)
 // with a first user, signed in on the returned client, and their project.
-func projectWithOwner(t *testing.T, policy string) (*dashboardServer, *http.Client, db.User, db.Project) {
+func projectWithOwner(t *testing.T, policy string) (*dashboardServer, *http.Client, model.User, model.Project) {
 	t.Helper()
 	var vars map[string]string
 	if policy != "" {
@@ -137,7 +138,7 @@ func TestInvitationRefusedLinks(t *testing.T) {
 		t.Fatal("the invitation is not revoked")
 	}
 	expired := strings.Repeat("e", 43)
-	if _, err := s.app.db.CreateInvitation(ctx, db.Invitation{ProjectID: p.ID, Email: "late@example.com", Hash: auth.HashKey(expired), ExpiresAt: time.Now().Add(-time.Second)}); err != nil {
+	if _, err := s.app.db.CreateInvitation(ctx, model.Invitation{ProjectID: p.ID, Email: "late@example.com", Hash: auth.HashKey(expired), ExpiresAt: time.Now().Add(-time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -166,7 +167,7 @@ func TestInvitationRefusedLinks(t *testing.T) {
 
 	// Revoking: another project's invitation is not found; a used one cannot be.
 	other := s.addUser(t, "other@example.com")
-	op, _ := s.app.db.CreateProject(ctx, db.Project{Name: "Other", Repository: "o/docs", OwnerID: other.ID})
+	op, _ := s.app.db.CreateProject(ctx, model.Project{Name: "Other", Repository: "o/docs", OwnerID: other.ID})
 	if res := s.post(t, oc, "/projects/"+op.ID+"/invitations/"+invs[0].ID+"/revoke", nil, nil); res.StatusCode != http.StatusNotFound {
 		t.Errorf("revoke through a project one is not a member of: got %d, want 404", res.StatusCode)
 	}
@@ -337,7 +338,7 @@ func TestMemberRemove(t *testing.T) {
 	s, oc, owner, p := projectWithOwner(t, "")
 	ctx := context.Background()
 	grace := s.addUser(t, "grace@example.com")
-	remove := func(c *http.Client, u db.User) (*http.Response, string) {
+	remove := func(c *http.Client, u model.User) (*http.Response, string) {
 		return s.postPage(t, c, "/projects/"+p.ID+"/members/"+u.ID+"/remove", nil)
 	}
 
@@ -385,7 +386,7 @@ func TestCLIInviteCreate(t *testing.T) {
 	te := newTestEnv(t)
 	te["FOLIO_BASE_URL"] = "https://folio.example.com"
 	te.must(t, "s3cret-passw0rd\n", "user", "create", "--email", "ada@example.com", "--password-stdin")
-	pid := te.must(t, "", "project", "create", "--name", "Docs", "--repo", "/srv/docs", "--owner", "ada@example.com")
+	pid := te.must(t, "", "project", "create", "--name", "Docs", "--repo", newDocsRepo(t), "--owner", "ada@example.com")
 	link := te.must(t, "", "invite", "create", "--project", pid, "--email", "grace@example.com")
 	token, ok := strings.CutPrefix(link, "https://folio.example.com/signup?invite=")
 	if !ok || len(token) != 43 {

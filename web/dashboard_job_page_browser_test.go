@@ -218,5 +218,12 @@ func TestJobPageTellsTheWholeStory(t *testing.T) {
 	if got := text(t, ctx, ".pr-fact"); got != "none: nothing changed" {
 		t.Errorf("the quiet job's pull request fact says %q", got)
 	}
+	// The agent's final answer is the summary, and the checks say they found nothing.
+	if got := text(t, ctx, ".job-summary"); got != "The welcome page is fine as it is; I changed nothing." {
+		t.Errorf("the quiet job's summary reads %q", got)
+	}
+	if got := text(t, ctx, ".problems-none"); got != "The checks found no problem." {
+		t.Errorf("the quiet job's problems read %q", got)
+	}
 	shoot(t, ctx, dir, "job-1280-no-changes")
 }

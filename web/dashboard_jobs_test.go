@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // signedIn signs a new member of the test server's project in and returns
@@ -114,7 +114,7 @@ func TestJobListPollsWhileAJobIsActive(t *testing.T) {
 	if res, _ := s.postPage(t, c, page+"/archive", nil); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("archive: got %d", res.StatusCode)
 	}
-	if j, _ := s.app.jobs.Get(context.Background(), s.project.ID, created.Job.ID); j.Status != db.JobArchived {
+	if j, _ := s.app.jobs.Get(context.Background(), s.project.ID, created.Job.ID); j.Status != model.JobArchived {
 		t.Errorf("after archive the job is %s", j.Status)
 	}
 	if res, body := s.postPage(t, c, page+"/message", url.Values{"prompt": {"More."}}); res.StatusCode != http.StatusConflict || !strings.Contains(body, "archived") {
@@ -132,7 +132,7 @@ func TestJobPagesAreForMembersOnly(t *testing.T) {
 	c := d.client(t)
 	d.signUp(t, c, "stranger@example.com") // not a member of s.project
 	page := "/projects/" + s.project.ID + "/jobs/" + created.Job.ID
-	for _, path := range []string{"/projects/" + s.project.ID + "/jobs", page, page + "/changes"} {
+	for _, path := range []string{"/projects/" + s.project.ID + "/jobs", page, page + "/changes", page + "/events"} {
 		if res, body := d.get(t, c, path); res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Page not found") {
 			t.Errorf("GET %s as a non-member: got %d, want 404", path, res.StatusCode)
 		}
@@ -142,15 +142,17 @@ func TestJobPagesAreForMembersOnly(t *testing.T) {
 			t.Errorf("POST %s as a non-member: got %d, want 404", path, res.StatusCode)
 		}
 	}
-	if j, _ := s.app.jobs.Get(context.Background(), s.project.ID, created.Job.ID); j.Status != db.JobActive || j.Turn != 1 {
+	if j, _ := s.app.jobs.Get(context.Background(), s.project.ID, created.Job.ID); j.Status != model.JobActive || j.Turn != 1 {
 		t.Errorf("a non-member changed the job: %+v", j)
 	}
 	// A member asking for another project's job by id gets 404 too.
-	other, _ := s.app.db.CreateProject(context.Background(), db.Project{Name: "mine", Repository: "acme/mine", Ref: "main"})
+	other, _ := s.app.db.CreateProject(context.Background(), model.Project{Name: "mine", Repository: "acme/mine", Ref: "main"})
 	u, _ := s.app.db.UserByEmail(context.Background(), "stranger@example.com")
 	s.app.db.AddProjectMember(context.Background(), other.ID, u.ID)
-	if res, _ := d.get(t, c, "/projects/"+other.ID+"/jobs/"+created.Job.ID); res.StatusCode != http.StatusNotFound {
-		t.Errorf("another project's job through mine: got %d, want 404", res.StatusCode)
+	for _, path := range []string{"/projects/" + other.ID + "/jobs/" + created.Job.ID, "/projects/" + other.ID + "/jobs/" + created.Job.ID + "/events"} {
+		if res, _ := d.get(t, c, path); res.StatusCode != http.StatusNotFound {
+			t.Errorf("another project's job through mine (GET %s): got %d, want 404", path, res.StatusCode)
+		}
 	}
 }
 
@@ -180,30 +182,30 @@ func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
 		t.Fatalf("review page: %d, lacks the file or the merge button", res.StatusCode)
 	}
 	res, body = s.postPage(t, c, page+"/merge", nil)
-	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "This branch conflicts with main") {
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, "does not merge cleanly into main") {
 		t.Fatalf("conflicting merge: got %d, want 409 with the conflict explained", res.StatusCode)
 	}
 	if git(t, repo, "rev-parse", "main") != before {
 		t.Error("a conflicting merge moved main")
 	}
-	if j, _ := s.app.jobs.Get(context.Background(), p.ID, created.ID); j.Status != db.JobCompleted {
+	if j, _ := s.app.jobs.Get(context.Background(), p.ID, created.ID); j.Status != model.JobCompleted {
 		t.Errorf("after a refused merge the job is %s, want completed", j.Status)
 	}
 }
 
-func TestReviewPageOfAGitHubProjectLinksToThePullRequest(t *testing.T) {
-	s := newTestServer(t) // acme/docs: a GitHub repository
+func TestReviewPageOfAGitHubProjectWithoutAToken(t *testing.T) {
+	s := newTestServer(t) // acme/docs: a GitHub repository, and no FOLIO_GITHUB_TOKEN
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Fix the typo.", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	d, c := s.signedIn(t)
 	page := "/projects/" + s.project.ID + "/jobs/" + created.Job.ID
-	if _, body := d.get(t, c, page+"/changes"); !strings.Contains(body, "on GitHub") || strings.Contains(body, `id="merge"`) {
-		t.Errorf("a GitHub job's review page offers a local merge, or does not point to GitHub")
+	if _, body := d.get(t, c, page+"/changes"); !strings.Contains(body, "could not read this branch") || strings.Contains(body, `id="merge"`) {
+		t.Errorf("a GitHub job's review page without a token offers a merge, or does not say it cannot read the branch")
 	}
-	if res, body := s.postPage(t, c, page+"/merge", nil); res.StatusCode != http.StatusConflict || !strings.Contains(body, "merge its pull request there") {
-		t.Errorf("merge of a GitHub job: got %d", res.StatusCode)
+	if res, body := s.postPage(t, c, page+"/merge", nil); res.StatusCode != http.StatusConflict || !strings.Contains(body, "still working") {
+		t.Errorf("merge of an active job: got %d", res.StatusCode)
 	}
 }
 

@@ -13,9 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // dashboardServer is Folio's real router over a real SQLite file and a real
@@ -97,7 +98,7 @@ func (s *dashboardServer) get(t *testing.T, c *http.Client, path string) (*http.
 }
 
 // signUp creates an account through the form and leaves c signed in.
-func (s *dashboardServer) signUp(t *testing.T, c *http.Client, email string) db.User {
+func (s *dashboardServer) signUp(t *testing.T, c *http.Client, email string) model.User {
 	t.Helper()
 	res := s.post(t, c, "/signup", url.Values{"email": {email}, "password": {"correct horse"}}, nil)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/projects" {
@@ -111,7 +112,7 @@ func (s *dashboardServer) signUp(t *testing.T, c *http.Client, email string) db.
 }
 
 // addUser creates an account as the operator CLI does.
-func (s *dashboardServer) addUser(t *testing.T, email string) db.User {
+func (s *dashboardServer) addUser(t *testing.T, email string) model.User {
 	t.Helper()
 	hash, _ := auth.HashPassword("correct horse")
 	u, err := s.app.db.CreateUser(context.Background(), email, hash)
@@ -126,9 +127,9 @@ func (s *dashboardServer) login(t *testing.T, c *http.Client, email, password st
 	return s.post(t, c, "/login", url.Values{"email": {email}, "password": {password}}, nil)
 }
 
-func (s *dashboardServer) createProject(t *testing.T, owner db.User) db.Project {
+func (s *dashboardServer) createProject(t *testing.T, owner model.User) model.Project {
 	t.Helper()
-	p, err := s.app.db.CreateProject(context.Background(), db.Project{Name: "Acme docs", Repository: "acme/docs", OwnerID: owner.ID})
+	p, err := s.app.db.CreateProject(context.Background(), model.Project{Name: "Acme docs", Repository: "acme/docs", OwnerID: owner.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	owner := s.signUp(t, c, "owner@example.com")
 	s.addUser(t, "teammate@example.com")
 	p := s.createProject(t, owner)
-	plain, key, err := s.app.keys.Issue(context.Background(), p.ID, "ci", db.ScopeWrite, "30d")
+	plain, key, err := s.app.keys.Issue(context.Background(), p.ID, "ci", model.ScopeWrite, "30d")
 	if err != nil || plain == "" {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	job := created.Job
 	colleague := s.addUser(t, "colleague@example.com")
 	s.app.db.AddProjectMember(context.Background(), p.ID, colleague.ID)
-	invLink, inv, err := auth.NewInvitations(s.app.db, s.app.cfg.BaseURL).Create(context.Background(), p.ID, "newcomer@example.com", owner.ID)
+	invLink, inv, err := accounts.NewInvitations(s.app.db, s.app.cfg.BaseURL).Create(context.Background(), p.ID, "newcomer@example.com", owner.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,13 +240,13 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	if keys, _ := s.app.db.APIKeysForProject(ctx, p.ID); len(keys) != 1 || keys[0].RevokedAt != nil {
 		t.Errorf("cross-site posts changed keys: %+v", keys)
 	}
-	if js, _, _ := s.app.jobs.List(ctx, p.ID, "", 10, 0); len(js) != 1 || js[0].Status != db.JobActive || js[0].Turn != 1 {
+	if js, _, _ := s.app.jobs.List(ctx, p.ID, "", 10, 0); len(js) != 1 || js[0].Status != model.JobActive || js[0].Turn != 1 {
 		t.Errorf("cross-site posts changed jobs: %+v", js)
 	}
 	if ms, _ := s.app.db.ProjectMembers(ctx, p.ID); len(ms) != 2 || ms[1].UserID != colleague.ID {
 		t.Errorf("cross-site posts changed the members (want owner and colleague): %+v", ms)
 	}
-	if invs, _ := s.app.db.InvitationsForProject(ctx, p.ID); len(invs) != 1 || invs[0].State(time.Now()) != db.InvitationPending {
+	if invs, _ := s.app.db.InvitationsForProject(ctx, p.ID); len(invs) != 1 || invs[0].State(time.Now()) != model.InvitationPending {
 		t.Errorf("cross-site posts changed the invitations: %+v", invs)
 	}
 	if _, err := s.app.db.UserByEmail(ctx, "mallory@example.com"); err == nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,26 +32,19 @@ func newDocsRepo(t testing.TB) string {
 	return newDocsRepoIn(t, t.TempDir())
 }
 
+// docsSite is the small docs site of the tests' repositories, local or on GitHub.
+var docsSite = map[string]string{
+	"docs.json":   `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
+	"index.mdx":   "---\ntitle: Welcome\n---\n\nHello.\n",
+	"AGENTS.md":   "Write in plain English.\n",
+	"notes/.keep": "",
+}
+
 // newDocsRepoIn makes the docs repository as root/docs.
 func newDocsRepoIn(t testing.TB, root string) string {
 	t.Helper()
 	dir := filepath.Join(root, "docs")
-	files := map[string]string{
-		"docs.json":   `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
-		"index.mdx":   "---\ntitle: Welcome\n---\n\nHello.\n",
-		"AGENTS.md":   "Write in plain English.\n",
-		"notes/.keep": "",
-	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(t, dir, "init", "--quiet", "--initial-branch=main")
-	git(t, dir, "add", "--all")
-	git(t, dir, "commit", "--quiet", "-m", "initial docs")
+	testenv.NewRepo(t, dir, docsSite)
 	return dir
 }
 
@@ -90,6 +82,8 @@ type jobJSON struct {
 	Error *struct {
 		Code, Message string
 	} `json:"error"`
+	Summary  *string          `json:"summary"`
+	Problems []map[string]any `json:"problems"`
 }
 
 func TestJobEndToEndOnALocalRepository(t *testing.T) {

@@ -89,7 +89,7 @@ func BenchmarkGetJobServeMux(b *testing.B) {
 	s := newTestServer(b)
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
-	chain := handlers.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs).Get)))
+	chain := handlers.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs, 0).Get)))
 	m := http.NewServeMux()
 	m.Handle("GET /v2/agent/{projectId}/job/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The handlers read path variables the gorilla way.

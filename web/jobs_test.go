@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,9 +20,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -31,7 +32,7 @@ type testServer struct {
 	*httptest.Server
 	t       testing.TB
 	app     *app
-	project db.Project
+	project model.Project
 	key     string
 }
 
@@ -65,11 +66,11 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.queue.Close() })
-	p, err := a.db.CreateProject(ctx, db.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
+	p, err := a.db.CreateProject(ctx, model.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, _, err := a.keys.Issue(ctx, p.ID, "test", db.ScopeWrite, "never")
+	key, _, err := a.keys.Issue(ctx, p.ID, "test", model.ScopeWrite, "never")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +84,7 @@ func newTestServer(t testing.TB, opts ...serverOption) *testServer {
 	}
 	s := &testServer{Server: httptest.NewServer(a.routes()), t: t, app: a, project: p, key: key}
 	t.Cleanup(s.Close)
+	t.Cleanup(a.jobs.EndStreams) // first: s.Close waits for open streams
 	return s
 }
 
@@ -161,13 +163,26 @@ func (g *gatedRunner) Run(ctx context.Context, run agent.Run, record agent.Recor
 	}
 }
 
-func (g *gatedRunner) waitRun(t *testing.T) {
+func (g *gatedRunner) waitRun(t testing.TB) {
 	t.Helper()
 	select {
 	case <-g.started:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the agent was not run")
 	}
+}
+
+// completedJob creates a job through the API, lets g finish its first
+// turn, and returns the job's id once it is completed.
+func (s *testServer) completedJob(g *gatedRunner, prompt string) string {
+	s.t.Helper()
+	var j map[string]any
+	s.expect(201, "POST", "/v2/agent/{p}/job", fmt.Sprintf(`{"prompt":%q}`, prompt), &j)
+	id := j["id"].(string)
+	g.waitRun(s.t)
+	g.replies <- nil
+	s.waitStatus(id, "completed")
+	return id
 }
 
 func (s *testServer) waitStatus(id, status string) map[string]any {
@@ -196,7 +211,7 @@ func TestJobAPIThroughEveryTransition(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if got := strings.Join(keys, ","); got != "archivedAt,branch,createdAt,id,model,prLink,source,status,updatedAt,usage" {
+	if got := strings.Join(keys, ","); got != "archivedAt,branch,createdAt,id,mergedAt,model,prLink,problems,source,status,summary,updatedAt,usage" {
 		t.Fatalf("job fields = %s", got)
 	}
 	// RFC 3339 in UTC, always with milliseconds, so the strings sort as the times do.
@@ -509,8 +524,10 @@ func TestRunsWaitWithoutARunner(t *testing.T) {
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	s := newTestServer(t)
 	var doc struct {
-		OpenAPI string                                `json:"openapi"`
-		Paths   map[string]map[string]json.RawMessage `json:"paths"`
+		OpenAPI string `json:"openapi"`
+		Paths   map[string]map[string]struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
 	}
 	resp, err := http.Get(s.URL + "/openapi.json")
 	if err != nil {
@@ -523,8 +540,12 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	documented := map[string]bool{}
 	for path, ops := range doc.Paths {
-		for m := range ops {
+		for m, op := range ops {
 			documented[strings.ToUpper(m)+" "+path] = true
+			// Any request may meet the JSON 500 (a panic, a failed dependency).
+			if !strings.Contains(string(op.Responses["500"]), "#/components/schemas/Error") {
+				t.Errorf("/openapi.json: %s %s does not document the 500 error", strings.ToUpper(m), path)
+			}
 		}
 	}
 	routed := map[string]bool{}
@@ -535,9 +556,7 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 			return nil
 		}
 		for _, m := range methods {
-			if m != http.MethodHead { // HEAD rides along with GET
-				routed[m+" "+path] = true
-			}
+			routed[m+" "+path] = true
 		}
 		return nil
 	})
@@ -556,6 +575,34 @@ func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
 	}
 	if len(routed) < 10 {
 		t.Fatalf("only %d API routes found: %v", len(routed), routed)
+	}
+	// Every other method on a documented path is a JSON 405 whose Allow
+	// header lists exactly the documented methods.
+	for path, ops := range doc.Paths {
+		var allowed []string
+		for m := range ops {
+			allowed = append(allowed, strings.ToUpper(m))
+		}
+		slices.Sort(allowed)
+		url := s.URL + regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(path, "x")
+		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			if slices.Contains(allowed, m) {
+				continue
+			}
+			req, _ := http.NewRequest(m, url, nil)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e struct{ Code string }
+			json.NewDecoder(res.Body).Decode(&e)
+			res.Body.Close()
+			got := strings.Split(res.Header.Get("Allow"), ", ")
+			slices.Sort(got)
+			if res.StatusCode != http.StatusMethodNotAllowed || e.Code != "method_not_allowed" || !slices.Equal(got, allowed) {
+				t.Errorf("%s %s = %d %q, Allow %v; want 405 method_not_allowed, Allow %v", m, path, res.StatusCode, e.Code, got, allowed)
+			}
+		}
 	}
 }
 

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 // with its own data directory.
 type testEnv map[string]string
 
-func newTestEnv(t *testing.T) testEnv {
+func newTestEnv(t testing.TB) testEnv {
 	t.Helper()
 	return testEnv{
 		"FOLIO_DATA_DIR":  filepath.Join(t.TempDir(), "data"),
@@ -47,7 +47,7 @@ func newTestEnv(t *testing.T) testEnv {
 
 // folio runs one command line in-process and returns its exit status,
 // stdout and stderr.
-func (te testEnv) folio(t *testing.T, stdin string, args ...string) (int, string, string) {
+func (te testEnv) folio(t testing.TB, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	e := env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb, getenv: func(k string) string { return te[k] }}
@@ -56,7 +56,7 @@ func (te testEnv) folio(t *testing.T, stdin string, args ...string) (int, string
 }
 
 // must runs a command that has to succeed and returns its trimmed stdout.
-func (te testEnv) must(t *testing.T, stdin string, args ...string) string {
+func (te testEnv) must(t testing.TB, stdin string, args ...string) string {
 	t.Helper()
 	code, out, errs := te.folio(t, stdin, args...)
 	if code != 0 {

@@ -22,7 +22,7 @@ import (
 // text parser.
 type scrape map[string]*dto.MetricFamily
 
-func scrapeMetrics(t *testing.T, url string) scrape {
+func scrapeMetrics(t testing.TB, url string) scrape {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Accept", "text/plain")
@@ -133,7 +133,7 @@ func newMetricsWorld(t *testing.T) *metricsWorld {
 	w.wte["FOLIO_METRICS_ADDR"] = w.workerM
 	delete(w.wte, "FOLIO_ADDR")
 	w.worker = startFolio(t, w.wte, "worker")
-	waitHTTP(t, "http://"+w.workerM+"/metrics")
+	w.worker.waitHTTP(t, "http://"+w.workerM+"/metrics")
 	return w
 }
 
@@ -216,6 +216,16 @@ func TestMetricsAfterRealTraffic(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
+	// The receiver has the event before the sender has its answer and
+	// counts it: wait for serve's and the worker's counts to catch up.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		delivered := scrapeMetrics(t, serveURL).value("folio_webhook_deliveries_total", "outcome", "delivered") -
+			before.value("folio_webhook_deliveries_total", "outcome", "delivered") +
+			scrapeMetrics(t, workerURL).value("folio_webhook_deliveries_total", "outcome", "delivered")
+		if delivered >= float64(len(w.hooks.received())) || time.Now().After(deadline) {
+			break
+		}
+	}
 	after := scrapeMetrics(t, serveURL)
 	delta := func(name string, labels ...string) float64 {
 		return after.value(name, labels...) - before.value(name, labels...)

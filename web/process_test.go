@@ -16,18 +16,24 @@ func (p *runningFolio) kill(t *testing.T) {
 	<-p.exited
 }
 
-// waitHTTP waits until url answers anything.
-func waitHTTP(t *testing.T, url string) {
+// waitHTTP waits until url answers anything, failing at once if the
+// process exits first.
+func (p *runningFolio) waitHTTP(t *testing.T, url string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		res, err := http.Get(url)
 		if err == nil {
 			res.Body.Close()
 			return
 		}
+		select {
+		case <-p.exited:
+			t.Fatalf("the process exited (%d) before %s answered:\n%s", p.code, url, p.stderr.String())
+		default:
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s did not answer within 15s: %v", url, err)
+			t.Fatalf("%s did not answer within 20s: %v\n%s", url, err, p.stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

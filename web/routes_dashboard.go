@@ -9,9 +9,9 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/projects"
 	"github.com/folio-docs/folio/static"
 )
 
@@ -45,10 +45,13 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 	d := handlers.NewDashboard(handlers.DashboardConfig{
 		Store: a.db, Keys: a.keys, Jobs: a.jobs, Sessions: sessions,
 		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
-		Signup:   a.cfg.Signup, DefaultModel: a.cfg.Model, Log: a.log,
+		Accounts: a.accounts, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
-		Repositories: codehost.Policy{LocalRoot: a.cfg.LocalRepos, GitHubOwners: a.cfg.GitHubOwners},
-		Invites:      auth.NewInvitations(a.db, a.cfg.BaseURL),
+		// Admins may connect only the repositories the policy allows.
+		Projects: projects.NewService(a.db, projects.Validator{Hosts: a.hosts, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate,
+			Policy: &codehost.Policy{LocalRoot: a.cfg.LocalRepos, GitHubOwners: a.cfg.GitHubOwners}}),
+		Invites:        a.invitations,
+		EventKeepAlive: a.cfg.EventKeepAlive,
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
 	// Pages link their icon; this answers clients that ask the old way.
@@ -85,6 +88,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		admin.HandleFunc("/projects/{id}/jobs", d.Jobs).Methods(get...)
 		admin.HandleFunc("/projects/{id}/jobs", d.JobCreate).Methods(http.MethodPost)
 		admin.HandleFunc(job, d.Job).Methods(get...)
+		admin.HandleFunc(job+"/events", d.JobEvents).Methods(get...)
 		admin.HandleFunc(job+"/message", d.JobMessage).Methods(http.MethodPost)
 		admin.HandleFunc(job+"/archive", d.JobArchive).Methods(http.MethodPost)
 		admin.HandleFunc(job+"/cancel", d.JobCancel).Methods(http.MethodPost)

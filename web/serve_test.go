@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/internal/testenv"
 )
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -28,7 +30,7 @@ func startServe(t *testing.T, te testEnv) (base string, stop func() int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		e := env{stdin: strings.NewReader(""), stdout: &strings.Builder{}, stderr: &lockedBuffer{}, getenv: func(k string) string { return te[k] }}
+		e := env{stdin: strings.NewReader(""), stdout: &strings.Builder{}, stderr: &testenv.LogBuffer{}, getenv: func(k string) string { return te[k] }}
 		done <- run(ctx, []string{"serve"}, e)
 	}()
 	base = "http://" + te["FOLIO_ADDR"]

@@ -21,21 +21,17 @@ import (
 // runningFolio is a folio command running as a process of its own.
 type runningFolio struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testenv.LogBuffer
 	exited chan struct{}
 	code   int
 }
 
 // startFolio runs `folio args...` as a separate process with exactly te as
 // its FOLIO_* environment, until the test ends.
-func startFolio(t *testing.T, te testEnv, args ...string) *runningFolio {
+func startFolio(t testing.TB, te testEnv, args ...string) *runningFolio {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...) // TestMain: FOLIO_TEST_RUN_MAIN
-	cmd.Env = []string{"FOLIO_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	for k, v := range te {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	p := &runningFolio{cmd: cmd, stderr: &lockedBuffer{}, exited: make(chan struct{})}
+	cmd := folioProcess(te, args...)
+	p := &runningFolio{cmd: cmd, stderr: &testenv.LogBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -61,7 +57,7 @@ func startFolio(t *testing.T, te testEnv, args ...string) *runningFolio {
 }
 
 // waitLog waits until the process has logged a line matching re.
-func (p *runningFolio) waitLog(t *testing.T, re string, within time.Duration) {
+func (p *runningFolio) waitLog(t testing.TB, re string, within time.Duration) {
 	t.Helper()
 	rx := regexp.MustCompile(re)
 	deadline := time.Now().Add(within)
@@ -247,6 +243,11 @@ func TestSeveralMachines(t *testing.T) {
 	wantLink := base + "/projects/" + projectID + "/jobs/" + created.ID + "/changes"
 	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
 		t.Fatalf("job ended %+v, want completed with prLink %s", done, wantLink)
+	}
+	// The turn's outcome travels back from whichever worker ran it, over
+	// the worker API when that worker is remote.
+	if done.Summary == nil || *done.Summary != "Wrote notes/1.md." || done.Problems == nil || len(done.Problems) != 0 {
+		t.Fatalf("job ended with summary %v and problems %v, want the agent's answer and []", done.Summary, done.Problems)
 	}
 	branch := "folio/" + created.ID
 	if got := git(t, repo, "show", branch+":notes/1.md"); !strings.Contains(got, "rotate API keys") {

@@ -2,63 +2,52 @@ package github
 
 import (
 	"context"
-	"crypto"
-	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
-	"net/url"
-	"sync"
-	"time"
+	"strings"
 
-	gh "github.com/google/go-github/v62/github"
+	"github.com/bradleyfalzon/ghinstallation/v2"
 )
 
-// renewBefore is how long before expiry an installation token is replaced,
-// so a run never starts with a token about to lapse (they last an hour).
-const renewBefore = 10 * time.Minute
-
-// AppToken hands out a GitHub App's installation token: it signs a JWT
-// with the app's private key, exchanges it for a token of the installation,
-// and reuses that token until shortly before it expires.
+// AppToken hands out a GitHub App's installation token through
+// ghinstallation, the maintained library for it: it signs the app's JWT,
+// exchanges it for a token of the installation, and reuses that token
+// until a minute before it expires (they last an hour).
 type AppToken struct {
-	appID          int64
-	installationID int64
-	key            *rsa.PrivateKey
-	apiURL         *url.URL
-	httpClient     *http.Client
-	now            func() time.Time
-
-	mu      sync.Mutex
-	token   string
-	expires time.Time
+	appID int64
+	tr    *ghinstallation.Transport
 }
 
 // NewAppToken returns the token source of an app's installation, using the
 // API at apiURL (https://api.github.com/ or an Enterprise /api/v3/ URL).
 func NewAppToken(appID, installationID int64, privateKeyPEM []byte, apiURL string, httpClient *http.Client) (*AppToken, error) {
-	key, err := ParsePrivateKey(privateKeyPEM)
-	if err != nil {
+	if _, err := ParsePrivateKey(privateKeyPEM); err != nil {
 		return nil, err
 	}
 	u, err := parseAPIURL(apiURL)
 	if err != nil {
 		return nil, err
 	}
-	if httpClient == nil {
-		httpClient = http.DefaultClient
+	base := http.DefaultTransport
+	if httpClient != nil && httpClient.Transport != nil {
+		base = httpClient.Transport
 	}
-	return &AppToken{appID: appID, installationID: installationID, key: key, apiURL: u, httpClient: httpClient, now: time.Now}, nil
+	tr, err := ghinstallation.New(base, appID, installationID, privateKeyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("github: unable to use the app's private key: %w", err)
+	}
+	tr.BaseURL = strings.TrimSuffix(u.String(), "/")
+	return &AppToken{appID: appID, tr: tr}, nil
 }
 
 // ParsePrivateKey reads an app's private key as GitHub hands it out (PKCS#1
-// "RSA PRIVATE KEY"), or as PKCS#8.
+// "RSA PRIVATE KEY"), or as PKCS#8, so configuration is checked at start-up.
 func ParsePrivateKey(pemBytes []byte) (*rsa.PrivateKey, error) {
 	block, _ := pem.Decode(pemBytes)
 	if block == nil {
@@ -79,42 +68,19 @@ func ParsePrivateKey(pemBytes []byte) (*rsa.PrivateKey, error) {
 }
 
 // Token returns a valid installation token, minting a new one when needed.
+// GitHub refusing it is a StatusError carrying GitHub's message, so a bad
+// key or app id is told apart from an outage, as every other call's is.
 func (a *AppToken) Token(ctx context.Context) (string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := a.now()
-	if a.token != "" && now.Add(renewBefore).Before(a.expires) {
-		return a.token, nil
+	tok, err := a.tr.Token(ctx)
+	if err == nil {
+		return tok, nil
 	}
-	jwt, err := a.jwt(now)
-	if err != nil {
-		return "", err
+	var he *ghinstallation.HTTPError
+	if errors.As(err, &he) && he.Response != nil {
+		defer he.Response.Body.Close()
+		var body struct{ Message string }
+		json.NewDecoder(io.LimitReader(he.Response.Body, 64<<10)).Decode(&body)
+		err = &StatusError{Status: he.Response.StatusCode, Message: body.Message}
 	}
-	c := gh.NewClient(a.httpClient).WithAuthToken(jwt)
-	c.BaseURL = a.apiURL
-	tok, _, err := c.Apps.CreateInstallationToken(ctx, a.installationID, nil)
-	if err != nil {
-		return "", fmt.Errorf("github: unable to get an installation token for app %d: %w", a.appID, apiError(err))
-	}
-	a.token, a.expires = tok.GetToken(), tok.GetExpiresAt().Time
-	return a.token, nil
-}
-
-// jwt is the app's RS256-signed assertion, valid for nine minutes and
-// backdated a minute for clock drift, as GitHub recommends.
-func (a *AppToken) jwt(now time.Time) (string, error) {
-	enc := base64.RawURLEncoding
-	header := enc.EncodeToString([]byte(`{"alg":"RS256","typ":"JWT"}`))
-	claims, _ := json.Marshal(map[string]any{
-		"iat": now.Add(-time.Minute).Unix(),
-		"exp": now.Add(9 * time.Minute).Unix(),
-		"iss": fmt.Sprint(a.appID),
-	})
-	signing := header + "." + enc.EncodeToString(claims)
-	sum := sha256.Sum256([]byte(signing))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, a.key, crypto.SHA256, sum[:])
-	if err != nil {
-		return "", fmt.Errorf("github: unable to sign the app's JWT: %w", err)
-	}
-	return signing + "." + enc.EncodeToString(sig), nil
+	return "", fmt.Errorf("github: unable to get an installation token for app %d: %w", a.appID, err)
 }

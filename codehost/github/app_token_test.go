@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -82,25 +83,27 @@ func newAppKey(t *testing.T) (*rsa.PrivateKey, []byte) {
 	return key, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
 }
 
-func TestAppTokenMintsAndReuses(t *testing.T) {
-	key, keyPEM := newAppKey(t)
-	api, minted := fakeAppAPI(t, &key.PublicKey, 42, 7, time.Hour)
-	src, err := NewAppToken(42, 7, keyPEM, api.URL, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	first, err := src.Token(ctx)
-	if err != nil || first != "ghs_installation1" {
-		t.Fatalf("Token() = %q, %v", first, err)
-	}
-	if again, _ := src.Token(ctx); again != first || minted.Load() != 1 {
-		t.Fatalf("second Token() = %q after %d mints; want the same token, one mint", again, minted.Load())
-	}
-	// A token with a minute left is within its renewal window.
-	src.expires = time.Now().Add(time.Minute)
-	if renewed, _ := src.Token(ctx); renewed != "ghs_installation2" {
-		t.Fatalf("a token about to expire was reused: %q", renewed)
+// The second Token() reuses a token that has an hour left, and replaces
+// one GitHub handed out with under a minute left.
+func TestAppTokenMintsReusesAndRenews(t *testing.T) {
+	for _, c := range []struct {
+		lifetime time.Duration
+		second   string
+		mints    int64
+	}{{time.Hour, "ghs_installation1", 1}, {30 * time.Second, "ghs_installation2", 2}} {
+		key, keyPEM := newAppKey(t)
+		api, minted := fakeAppAPI(t, &key.PublicKey, 42, 7, c.lifetime)
+		src, err := NewAppToken(42, 7, keyPEM, api.URL, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		if first, err := src.Token(ctx); err != nil || first != "ghs_installation1" {
+			t.Fatalf("Token() = %q, %v", first, err)
+		}
+		if second, _ := src.Token(ctx); second != c.second || minted.Load() != c.mints {
+			t.Errorf("a token with %s to live: second Token() = %q after %d mints, want %q after %d", c.lifetime, second, minted.Load(), c.second, c.mints)
+		}
 	}
 }
 
@@ -112,8 +115,10 @@ func TestAppTokenRefusedByGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err = src.Token(context.Background()); err == nil || !strings.Contains(err.Error(), "could not be decoded") {
-		t.Fatalf("err = %v; want GitHub's refusal", err)
+	_, err = src.Token(context.Background())
+	var se *StatusError
+	if err == nil || !strings.Contains(err.Error(), "could not be decoded") || !errors.As(err, &se) || !se.Permanent() {
+		t.Fatalf("err = %v; want GitHub's refusal, permanent", err)
 	}
 }
 

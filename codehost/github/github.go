@@ -155,3 +155,101 @@ func (e *StatusError) Error() string {
 func (e *StatusError) Permanent() bool {
 	return e.Status >= 400 && e.Status < 500 && e.Status != http.StatusTooManyRequests && e.Status != http.StatusRequestTimeout
 }
+
+// isStatus reports whether err is GitHub answering status.
+func isStatus(err error, status int) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Status == status
+}
+
+// CheckRef asks GitHub for the repository, then for its branch ref.
+func (h *Host) CheckRef(ctx context.Context, ref string) error {
+	c, _, err := h.client(ctx)
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.Repositories.Get(ctx, h.owner, h.name); err != nil {
+		if err = apiError(err); isStatus(err, http.StatusNotFound) { // GitHub hides private repositories behind 404
+			return fmt.Errorf("github: %s/%s: %w", h.owner, h.name, codehost.ErrRepositoryNotFound)
+		}
+		return fmt.Errorf("github: unable to get repository %s/%s: %w", h.owner, h.name, err)
+	}
+	// GetBranch reports a refusal as a plain error; the status is in resp.
+	if _, resp, err := c.Repositories.GetBranch(ctx, h.owner, h.name, ref, 1); err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return fmt.Errorf("github: %s/%s has no branch %q: %w", h.owner, h.name, ref, codehost.ErrRefNotFound)
+		}
+		if resp != nil {
+			err = &StatusError{Status: resp.StatusCode, Message: err.Error()}
+		}
+		return fmt.Errorf("github: unable to get branch %q of %s/%s: %w", ref, h.owner, h.name, err)
+	}
+	return nil
+}
+
+// Changes is GitHub's three-dot comparison of base and branch as a
+// unified diff; a branch GitHub does not know has no changes.
+func (h *Host) Changes(ctx context.Context, base, branch string) (codehost.Changes, error) {
+	ch := codehost.Changes{Base: base, Branch: branch, Files: []codehost.FileChange{}}
+	c, _, err := h.client(ctx)
+	if err != nil {
+		return ch, err
+	}
+	diff, _, err := c.Repositories.CompareCommitsRaw(ctx, h.owner, h.name, base, branch, gh.RawOptions{Type: gh.Diff})
+	if err != nil {
+		if err = apiError(err); isStatus(err, http.StatusNotFound) {
+			if cerr := h.CheckRef(ctx, base); cerr != nil {
+				return ch, cerr
+			}
+			return ch, nil // the branch was never pushed
+		}
+		return ch, fmt.Errorf("github: unable to compare %s with %s: %w", branch, base, err)
+	}
+	ch.Diff, ch.Files = diff, codehost.ParseDiff(diff)
+	return ch, nil
+}
+
+// Merge merges the branch's open pull request with a merge commit.
+func (h *Host) Merge(ctx context.Context, base, branch string) (string, error) {
+	c, _, err := h.client(ctx)
+	if err != nil {
+		return "", err
+	}
+	open, _, err := c.PullRequests.List(ctx, h.owner, h.name, &gh.PullRequestListOptions{
+		State: "open", Head: h.owner + ":" + branch, Base: base,
+	})
+	if err != nil {
+		return "", fmt.Errorf("github: unable to look for the pull request of %s: %w", branch, apiError(err))
+	}
+	if len(open) == 0 {
+		return "", fmt.Errorf("github: %s has no open pull request into %s: %w", branch, base, codehost.ErrNothingToMerge)
+	}
+	pr := open[0]
+	res, _, err := c.PullRequests.Merge(ctx, h.owner, h.name, pr.GetNumber(), "", &gh.PullRequestOptions{MergeMethod: "merge", SHA: pr.GetHead().GetSHA()})
+	if err != nil {
+		err = apiError(err)
+		// 405: not mergeable (conflicts, a draft, failing checks); 409: the head moved.
+		if isStatus(err, http.StatusMethodNotAllowed) || isStatus(err, http.StatusConflict) {
+			return "", fmt.Errorf("github: pull request #%d: %v: %w", pr.GetNumber(), err, codehost.ErrMergeConflict)
+		}
+		return "", fmt.Errorf("github: unable to merge pull request #%d: %w", pr.GetNumber(), err)
+	}
+	if !res.GetMerged() {
+		return "", fmt.Errorf("github: pull request #%d was not merged: %s: %w", pr.GetNumber(), res.GetMessage(), codehost.ErrMergeConflict)
+	}
+	return res.GetSHA(), nil
+}
+
+// PullRequestDiff is pull request number's diff as GitHub shows it; for a
+// merged pull request, the change its merge brought.
+func (h *Host) PullRequestDiff(ctx context.Context, number int) (string, error) {
+	c, _, err := h.client(ctx)
+	if err != nil {
+		return "", err
+	}
+	diff, _, err := c.PullRequests.GetRaw(ctx, h.owner, h.name, number, gh.RawOptions{Type: gh.Diff})
+	if err != nil {
+		return "", fmt.Errorf("github: unable to get the diff of pull request #%d: %w", number, apiError(err))
+	}
+	return diff, nil
+}

@@ -18,9 +18,11 @@ var ErrBadSignature = errors.New("github: webhook signature does not match")
 // ClosedPullRequest is a pull request of a Folio job that was merged or
 // closed on GitHub.
 type ClosedPullRequest struct {
-	JobID      string
-	Repository string // owner/name
-	Merged     bool
+	JobID       string
+	Repository  string // owner/name
+	Number      int
+	Merged      bool
+	MergeCommit string // merge_commit_sha, when merged
 }
 
 // ParseWebhook verifies a delivery's X-Hub-Signature-256 against secret
@@ -58,5 +60,12 @@ func ParseWebhook(r *http.Request, secret string) (*ClosedPullRequest, error) {
 	if !ok || jobID == "" || strings.Contains(jobID, "/") {
 		return nil, nil
 	}
-	return &ClosedPullRequest{JobID: jobID, Repository: pr.GetRepo().GetFullName(), Merged: pr.GetPullRequest().GetMerged()}, nil
+	closed := &ClosedPullRequest{JobID: jobID, Repository: pr.GetRepo().GetFullName(), Number: pr.GetPullRequest().GetNumber(), Merged: pr.GetPullRequest().GetMerged()}
+	if closed.Number == 0 {
+		closed.Number = pr.GetNumber()
+	}
+	if closed.Merged {
+		closed.MergeCommit = pr.GetPullRequest().GetMergeCommitSHA()
+	}
+	return closed, nil
 }

@@ -64,6 +64,78 @@ func (h *Host) Publish(_ context.Context, pr codehost.PullRequest) (string, erro
 	return ChangesLink(h.baseURL, pr.ProjectID, pr.JobID), nil
 }
 
+// CheckRef says whether the path is a git repository with branch ref.
+func (h *Host) CheckRef(ctx context.Context, ref string) error {
+	if h.remote != nil {
+		return h.checkRemoteRef(ctx, ref)
+	}
+	if _, err := git.Run(ctx, h.path, nil, "rev-parse", "--git-dir"); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("local: %s is not a git repository: %w", h.path, codehost.ErrRepositoryNotFound)
+	}
+	if !h.hasBranch(ctx, ref) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("local: %s has no branch %q: %w", h.path, ref, codehost.ErrRefNotFound)
+	}
+	return nil
+}
+
+// checkRemoteRef is CheckRef for a repository reached through serve: the
+// branch is asked of serve's git endpoint. serve answering at all means the
+// repository is there (it refuses an unknown one), so a failure to list it
+// may pass on a retry; only a missing branch is final.
+func (h *Host) checkRemoteRef(ctx context.Context, ref string) error {
+	out, err := git.Run(ctx, "", h.remote.Env, "ls-remote", "--heads", h.remote.URL, "refs/heads/"+ref)
+	switch {
+	case err != nil:
+		return fmt.Errorf("local: unable to list the branches of %s: %w", h.remote.URL, err)
+	case strings.TrimSpace(out) == "":
+		return fmt.Errorf("local: the repository has no branch %q: %w", ref, codehost.ErrRefNotFound)
+	}
+	return nil
+}
+
+func (h *Host) hasBranch(ctx context.Context, name string) bool {
+	_, err := git.Run(ctx, h.path, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+name+"^{commit}")
+	return err == nil
+}
+
+// Changes is the branch's diff against base; a branch never pushed has none.
+func (h *Host) Changes(ctx context.Context, base, branch string) (codehost.Changes, error) {
+	c := codehost.Changes{Base: base, Branch: branch, Files: []codehost.FileChange{}}
+	if err := h.CheckRef(ctx, base); err != nil {
+		return c, err
+	}
+	if !h.hasBranch(ctx, branch) {
+		return c, nil
+	}
+	diff, err := Diff(ctx, h.path, base, branch)
+	if err != nil {
+		return c, err
+	}
+	c.Diff, c.Files = diff, codehost.ParseDiff(diff)
+	return c, nil
+}
+
+// Merge merges branch into base in the repository (see Merge).
+func (h *Host) Merge(ctx context.Context, base, branch string) (string, error) {
+	if !h.hasBranch(ctx, branch) {
+		return "", codehost.ErrNothingToMerge
+	}
+	res, err := Merge(ctx, h.path, base, branch)
+	switch {
+	case err != nil:
+		return "", err
+	case res.AlreadyMerged:
+		return res.Commit, codehost.ErrNothingToMerge
+	}
+	return res.Commit, nil
+}
+
 // ChangesLink is the review page of a job's branch (CONTRACT §7).
 func ChangesLink(baseURL, projectID, jobID string) string {
 	return strings.TrimRight(baseURL, "/") + "/projects/" + url.PathEscape(projectID) + "/jobs/" + url.PathEscape(jobID) + "/changes"
@@ -79,38 +151,8 @@ func Diff(ctx context.Context, repoPath, ref, branch string) (string, error) {
 	return out, nil
 }
 
-// MergedDiff is what a merge brought into the ref: the change of head
-// since it parted from base (the ref's head before the merge), as Diff
-// showed it before. Commits stay readable after the branch is deleted.
-func MergedDiff(ctx context.Context, repoPath, base, head string) (string, error) {
-	for _, c := range []string{base, head} {
-		if !isCommitID(c) {
-			return "", fmt.Errorf("local: %q is not a commit id", c)
-		}
-	}
-	out, err := git.Run(ctx, repoPath, nil, "diff", "--no-color", "--no-ext-diff", "--no-textconv", base+"..."+head, "--")
-	if err != nil {
-		return "", fmt.Errorf("local: unable to diff the merged %s against %s: %w", head, base, err)
-	}
-	return out, nil
-}
-
-// isCommitID reports whether s is a full hexadecimal object id (SHA-1 or
-// SHA-256), so it cannot be read as an option or a revision expression.
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // ErrMergeConflict means the branch and the ref changed the same lines.
-var ErrMergeConflict = errors.New("local: the branch conflicts with the ref")
+var ErrMergeConflict = codehost.ErrMergeConflict
 
 // MergeResult is what Merge did.
 type MergeResult struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Start is the first instant of every dataset: a year of views from here.
@@ -94,7 +95,7 @@ func generate(tb testing.TB, path string, c Config) {
 	if _, err := d.Migrate(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	p, err := d.CreateProject(ctx, db.Project{Name: "bench", Repository: "/tmp/bench"})
+	p, err := d.CreateProject(ctx, model.Project{Name: "bench", Repository: "/tmp/bench"})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -56,6 +56,9 @@ type ModelServer struct {
 	URL    string // the base URL, for FOLIO_OPENAI_BASE_URL
 	APIKey string // the key it requires, for FOLIO_OPENAI_API_KEY
 	Reply  func(messages []ChatMessage) ModelReply
+	// Models is what GET /v1/models lists, as OpenAI does; nil answers
+	// 404, as servers without a list do.
+	Models []string
 
 	mu    sync.Mutex
 	calls int
@@ -75,8 +78,29 @@ func NewModelServer(t testing.TB, reply func([]ChatMessage) ModelReply) *ModelSe
 	if reply == nil {
 		reply = NotesWriter
 	}
-	m := &ModelServer{APIKey: "sk-test-folio", Reply: reply}
+	m := &ModelServer{APIKey: "sk-test-folio", Reply: reply, Models: []string{"test-model", "gpt-test-large"}}
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+m.APIKey {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","code":"invalid_api_key"}}`)
+			return
+		}
+		m.mu.Lock()
+		models := m.Models
+		m.mu.Unlock()
+		if models == nil {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":{"message":"Not found","type":"invalid_request_error"}}`)
+			return
+		}
+		data := []any{}
+		for _, id := range models {
+			data = append(data, map[string]any{"id": id, "object": "model", "created": 1700000000, "owned_by": "folio-test"})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+	})
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+m.APIKey {
 			w.WriteHeader(http.StatusUnauthorized)

@@ -1,4 +1,4 @@
-package auth_test
+package accounts_test
 
 import (
 	"bytes"
@@ -9,21 +9,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 func TestInvitationLinkCarriesATokenOnlyItsHashIsStored(t *testing.T) {
 	ctx := context.Background()
 	d := testenv.NewDB(t)
 	owner, _ := d.CreateUser(ctx, "owner@example.com", "hash")
-	p, _ := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "acme/docs", OwnerID: owner.ID})
-	iv := auth.NewInvitations(d, "https://folio.example.com/")
+	p, _ := d.CreateProject(ctx, model.Project{Name: "Docs", Repository: "acme/docs", OwnerID: owner.ID})
+	iv := accounts.NewInvitations(d, "https://folio.example.com/")
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	iv.Now = func() time.Time { return clock }
 
-	if _, _, err := iv.Create(ctx, p.ID, "Grace <grace@example.com>", owner.ID); !errors.Is(err, auth.ErrInvalidEmail) {
+	if _, _, err := iv.Create(ctx, p.ID, "Grace <grace@example.com>", owner.ID); !errors.Is(err, accounts.ErrInvalidEmail) {
 		t.Fatalf("a display-name address: %v, want ErrInvalidEmail", err)
 	}
 	link, inv, err := iv.Create(ctx, p.ID, " grace@example.com ", owner.ID)
@@ -59,7 +61,7 @@ func TestInvitationLinkCarriesATokenOnlyItsHashIsStored(t *testing.T) {
 		t.Errorf("after 7 days: %v, want ErrInvitationExpired", err)
 	}
 	clock = clock.Add(-time.Hour)
-	if _, _, err := iv.SignUp(ctx, token, "short"); !errors.Is(err, auth.ErrPasswordTooShort) {
+	if _, _, err := iv.SignUp(ctx, token, "short"); !errors.Is(err, accounts.ErrPasswordTooShort) {
 		t.Errorf("short password: %v, want ErrPasswordTooShort", err)
 	}
 	user, used, err := iv.SignUp(ctx, token, "correct horse")

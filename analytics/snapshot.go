@@ -1,0 +1,481 @@
+package analytics
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"unsafe"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// An index snapshot is the in-memory index of one site written to a file
+// beside the database, so a start-up reads one file instead of every view
+// through SQLite: the arrays as they are in memory (little-endian, each
+// 8-byte aligned), used in place after one read and a checksum. It ends at
+// a watermark, the last view it holds; the views after it are read from
+// the database as any refresh reads them. A snapshot that is corrupt, of
+// another format, another database or site, or that does not match the
+// database at its watermark (a database restored from an older backup, or
+// rewritten) is ignored, and the index is loaded from the views.
+const (
+	snapshotMagic   = "FOLIOIDX"
+	snapshotVersion = 3
+	// snapshotHeader: magic, version, byte-order mark, body length, CRC-32C.
+	snapshotHeader = 8 + 4 + 4 + 8 + 8
+	byteOrderMark  = 0x01020304
+)
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// errStaleSnapshot is a snapshot that does not describe this database.
+var errStaleSnapshot = errors.New("analytics: the index snapshot does not match the database")
+
+// snapshotPath is where a site's snapshot lives: beside the database.
+func snapshotPath(d *db.DB, site int64) string {
+	if d.Path() == "" || d.Path() == ":memory:" {
+		return ""
+	}
+	return fmt.Sprintf("%s.analytics-%d.idx", d.Path(), site)
+}
+
+// dbFingerprint names the database install (its visitor-identity secret,
+// hashed so the file does not reveal it), so a snapshot of another
+// database, even with the same site and view ids, is refused.
+func dbFingerprint(ctx context.Context, d *db.DB) ([32]byte, error) {
+	secret, err := d.AnalyticsSecret(ctx)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(append([]byte("folio analytics index\x00"), secret...)), nil
+}
+
+// writeSnapshot (x.mu held for reading, the loading token held) writes the
+// index to path, atomically: a temporary file renamed over the old one.
+func (x *index) writeSnapshot(ctx context.Context, d *db.DB, path string) error {
+	if x.lastView == 0 {
+		return nil
+	}
+	fp, err := dbFingerprint(ctx, d)
+	if err != nil {
+		return err
+	}
+	mark, err := d.AnalyticsView(ctx, x.site, x.lastView)
+	if err != nil {
+		return fmt.Errorf("analytics: the snapshot's last view %d: %w", x.lastView, err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	if _, err := f.Write(make([]byte, snapshotHeader)); err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
+	}
+	crc := crc32.New(crcTable)
+	bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
+	w := &snapshotWriter{w: bw}
+	x.encode(w, fp, mark)
+	if w.err == nil {
+		w.err = bw.Flush()
+	}
+	if w.err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", w.err)
+	}
+	var h [snapshotHeader]byte
+	copy(h[:], snapshotMagic)
+	binary.LittleEndian.PutUint32(h[8:], snapshotVersion)
+	binary.NativeEndian.PutUint32(h[12:], byteOrderMark)
+	binary.LittleEndian.PutUint64(h[16:], uint64(w.n))
+	binary.LittleEndian.PutUint64(h[24:], uint64(crc.Sum32()))
+	if _, err := f.WriteAt(h[:], 0); err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
+	}
+	return nil
+}
+
+// encode writes the index's body: what identifies it, then its arrays.
+func (x *index) encode(w *snapshotWriter, fp [32]byte, mark db.PageView) {
+	w.bytes(fp[:])
+	w.u64(uint64(x.site), uint64(x.lastView), uint64(x.lastPath),
+		uint64(mark.At), uint64(mark.PathID), uint64(mark.VisitorID), uint64(mark.Class), uint64(x.nVisitors))
+	names := make([]uint64, 0, len(x.paths)+1)
+	var blob []byte
+	for _, p := range x.paths {
+		names = append(names, uint64(len(blob)))
+		blob = append(blob, p.name...)
+	}
+	names = append(names, uint64(len(blob)))
+	w.u64(uint64(len(x.paths)))
+	writeArray(w, names)
+	w.bytes(blob)
+	for c := range numClasses {
+		writeColumn(w, x.paths, func(p *pathViews) []int64 { return p.at[c] })
+	}
+	for c := range 2 {
+		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.vis[c] })
+		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.gap[c][:p.sealed[c]] })
+		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].pos })
+		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].prev })
+	}
+	writeArray(w, x.pathOf)
+	writeArray(w, x.visitorOf)
+	w.u64(uint64(x.visitorIDs.n))
+	writeArray(w, x.visitorIDs.keys)
+	writeArray(w, x.visitorIDs.vals)
+	days := make([]int64, 0, len(x.days))
+	for d := range x.days {
+		days = append(days, d)
+	}
+	slices.Sort(days)
+	writeArray(w, days)
+	for _, d := range days {
+		dv := x.days[d]
+		for _, n := range dv.views {
+			w.u64(uint64(n))
+		}
+		for _, b := range [3]*roaring.Bitmap{dv.visitors[Human], dv.visitors[AI], dv.paths} {
+			raw, err := b.ToBytes()
+			if err != nil && w.err == nil {
+				w.err = err
+			}
+			w.bytes(raw)
+		}
+	}
+}
+
+// writeColumn writes one column of every path: the offsets, then the values.
+func writeColumn[T any](w *snapshotWriter, paths []*pathViews, col func(*pathViews) []T) {
+	offsets := make([]uint64, 1, len(paths)+1)
+	for _, p := range paths {
+		offsets = append(offsets, offsets[len(offsets)-1]+uint64(len(col(p))))
+	}
+	writeArray(w, offsets)
+	w.u64(offsets[len(offsets)-1])
+	for _, p := range paths {
+		w.raw(asBytes(col(p)))
+	}
+	w.pad()
+}
+
+// readSnapshot loads the site's snapshot into x (empty, the loading token
+// held), or returns why it cannot: no file, a damaged one, or one that does
+// not match the database. On an error x is left as it was.
+func (x *index) readSnapshot(ctx context.Context, d *db.DB, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var h [snapshotHeader]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return fmt.Errorf("analytics: the index snapshot's header: %w", err)
+	}
+	if string(h[:8]) != snapshotMagic || binary.LittleEndian.Uint32(h[8:]) != snapshotVersion ||
+		binary.NativeEndian.Uint32(h[12:]) != byteOrderMark {
+		return fmt.Errorf("analytics: the index snapshot is of another format or version")
+	}
+	n := binary.LittleEndian.Uint64(h[16:])
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if n%8 != 0 || uint64(st.Size()) != snapshotHeader+n {
+		return fmt.Errorf("analytics: the index snapshot is %d bytes, its header says %d", st.Size(), snapshotHeader+n)
+	}
+	data, release, err := mapSnapshot(f, st.Size())
+	if err != nil {
+		return fmt.Errorf("analytics: reading the index snapshot: %w", err)
+	}
+	used := false
+	defer func() {
+		if !used {
+			release()
+		}
+	}()
+	// The mapping starts on a page, so the body (and every array in it,
+	// each padded to 8 bytes) is 8-byte aligned.
+	body := data[snapshotHeader:]
+	if crc32.Checksum(body, crcTable) != uint32(binary.LittleEndian.Uint64(h[24:])) {
+		return fmt.Errorf("analytics: the index snapshot is damaged (checksum)")
+	}
+	r := &snapshotReader{b: body}
+	fp := r.bytes()
+	meta := r.u64s(8)
+	if r.err != nil {
+		return r.err
+	}
+	want, err := dbFingerprint(ctx, d)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(fp, want[:]) || int64(meta[0]) != x.site {
+		return fmt.Errorf("%w: another database or site", errStaleSnapshot)
+	}
+	lastView, lastPath := int64(meta[1]), int64(meta[2])
+	mark, err := d.AnalyticsView(ctx, x.site, lastView)
+	if errors.Is(err, db.ErrNotFound) {
+		return fmt.Errorf("%w: the database has no view %d (the snapshot is newer)", errStaleSnapshot, lastView)
+	}
+	if err != nil {
+		return err
+	}
+	if mark != (db.PageView{ID: lastView, At: int64(meta[3]), PathID: int64(meta[4]), VisitorID: int64(meta[5]), Class: uint8(meta[6])}) {
+		return fmt.Errorf("%w: view %d differs", errStaleSnapshot, lastView)
+	}
+	y := newIndex(x.site)
+	if err := y.decode(r, int(meta[7])); err != nil {
+		return err
+	}
+	if len(y.paths) == 0 || lastPath <= 0 || lastPath >= int64(len(y.pathOf)) || y.pathOf[lastPath] != int32(len(y.paths)) {
+		return fmt.Errorf("analytics: the index snapshot's paths do not end at path %d", lastPath)
+	}
+	// The snapshot's last path must still be the database's (paths are
+	// stored before the views naming them, so it is there).
+	last := y.paths[len(y.paths)-1].name
+	same := false
+	err = d.AnalyticsPaths(ctx, x.site, lastPath-1, func(id int64, name string) {
+		if id == lastPath {
+			same = name == last
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if !same {
+		return fmt.Errorf("%w: path %d differs", errStaleSnapshot, lastPath)
+	}
+	x.lastView, x.lastPath = lastView, lastPath
+	x.paths, x.pathOf, x.visitorOf, x.visitorIDs, x.nVisitors = y.paths, y.pathOf, y.visitorOf, y.visitorIDs, y.nVisitors
+	x.days, x.firstDay, x.endDay = y.days, y.firstDay, y.endDay
+	x.nVisitorViews, x.unsealed, x.agg = 0, 0, nil
+	// The arrays live in the mapping: unmap it once the index that holds
+	// them (every slice of it goes with this holder) is unreachable.
+	used = true
+	x.mapping = &snapshotMapping{}
+	runtime.AddCleanup(x.mapping, func(release func()) { release() }, release)
+	for _, p := range x.paths {
+		x.nVisitorViews += len(p.vis[Human]) + len(p.vis[AI])
+	}
+	return nil
+}
+
+// decode reads the arrays encode wrote, in place.
+func (x *index) decode(r *snapshotReader, nVisitors int) error {
+	np := int(r.u64s(1)[0])
+	names := arrayOf[uint64](r)
+	blob := r.bytes()
+	if r.err != nil || len(names) != np+1 || names[np] != uint64(len(blob)) {
+		return fmt.Errorf("analytics: the index snapshot's paths are damaged")
+	}
+	x.paths = make([]*pathViews, np)
+	for i := range x.paths {
+		if names[i] > names[i+1] {
+			return fmt.Errorf("analytics: the index snapshot's paths are damaged")
+		}
+		x.paths[i] = &pathViews{name: string(blob[names[i]:names[i+1]])}
+	}
+	for c := range numClasses {
+		readColumn(r, x.paths, func(p *pathViews, v []int64) { p.at[c] = v })
+	}
+	for c := range 2 {
+		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.vis[c] = v })
+		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.gap[c], p.sealed[c] = v, len(v) })
+		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.other[c].pos = v })
+		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.other[c].prev = v })
+	}
+	x.pathOf = arrayOf[int32](r)
+	x.visitorOf = arrayOf[uint32](r)
+	x.visitorIDs.n = int(r.u64s(1)[0])
+	x.visitorIDs.keys = arrayOf[int64](r)
+	x.visitorIDs.vals = arrayOf[uint32](r)
+	x.nVisitors = nVisitors
+	days := arrayOf[int64](r)
+	for _, d := range days {
+		dv := &dayTraffic{}
+		for c, n := range r.u64s(int(numClasses)) {
+			dv.views[c] = int(n)
+		}
+		dv.paths = roaring.New()
+		for _, b := range [3]**roaring.Bitmap{&dv.visitors[Human], &dv.visitors[AI], &dv.paths} {
+			*b = roaring.New()
+			if raw := r.bytes(); r.err == nil {
+				if _, err := (*b).FromUnsafeBytes(raw); err != nil {
+					return fmt.Errorf("analytics: the index snapshot's day %d: %w", d, err)
+				}
+			}
+		}
+		x.addDay(d, dv)
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if len(r.b) != r.pos || len(x.visitorIDs.keys) != len(x.visitorIDs.vals) || len(x.visitorIDs.keys)&(len(x.visitorIDs.keys)-1) != 0 {
+		return fmt.Errorf("analytics: the index snapshot's visitors are damaged")
+	}
+	for _, p := range x.paths {
+		for c := range 2 {
+			n := len(p.at[c])
+			if len(p.vis[c]) != n || p.sealed[c] > n || len(p.other[c].pos) != len(p.other[c].prev) {
+				return fmt.Errorf("analytics: the index snapshot's path %q is damaged", p.name)
+			}
+			if k := len(p.other[c].pos); k > 0 && int(p.other[c].pos[k-1]) >= p.sealed[c] {
+				return fmt.Errorf("analytics: the index snapshot's path %q is damaged", p.name)
+			}
+		}
+	}
+	return nil
+}
+
+// readColumn reads one column of every path, each path's part a slice of
+// the body whose capacity ends at its length, so an append copies it.
+func readColumn[T any](r *snapshotReader, paths []*pathViews, set func(*pathViews, []T)) {
+	offsets := arrayOf[uint64](r)
+	all := arrayOf[T](r)
+	if r.err != nil || len(offsets) != len(paths)+1 || offsets[len(paths)] != uint64(len(all)) {
+		r.fail()
+		return
+	}
+	for i, p := range paths {
+		lo, hi := offsets[i], offsets[i+1]
+		if lo > hi || hi > uint64(len(all)) {
+			r.fail()
+			return
+		}
+		set(p, all[lo:hi:hi])
+	}
+}
+
+// snapshotWriter writes the body: 8-byte words and arrays padded to 8.
+type snapshotWriter struct {
+	w   io.Writer
+	n   int64
+	err error
+}
+
+func (w *snapshotWriter) raw(b []byte) {
+	if w.err != nil {
+		return
+	}
+	var k int
+	k, w.err = w.w.Write(b)
+	w.n += int64(k)
+}
+
+func (w *snapshotWriter) pad() {
+	if r := w.n % 8; r != 0 {
+		w.raw(make([]byte, 8-r))
+	}
+}
+
+func (w *snapshotWriter) u64(vs ...uint64) {
+	for _, v := range vs {
+		var b [8]byte
+		binary.NativeEndian.PutUint64(b[:], v)
+		w.raw(b[:])
+	}
+}
+
+// bytes writes a length and the bytes, padded.
+func (w *snapshotWriter) bytes(b []byte) {
+	w.u64(uint64(len(b)))
+	w.raw(b)
+	w.pad()
+}
+
+// writeArray writes a count and the values, padded.
+func writeArray[T any](w *snapshotWriter, vs []T) {
+	w.u64(uint64(len(vs)))
+	w.raw(asBytes(vs))
+	w.pad()
+}
+
+// snapshotReader reads the body in place; the first problem sticks.
+type snapshotReader struct {
+	b   []byte
+	pos int
+	err error
+}
+
+func (r *snapshotReader) fail() {
+	if r.err == nil {
+		r.err = fmt.Errorf("analytics: the index snapshot is damaged at byte %d", r.pos)
+	}
+}
+
+func (r *snapshotReader) take(n uint64) []byte {
+	if r.err != nil || n > uint64(len(r.b)-r.pos) {
+		r.fail()
+		return nil
+	}
+	b := r.b[r.pos : r.pos+int(n)]
+	r.pos += int(n+7) &^ 7
+	r.pos = min(r.pos, len(r.b))
+	return b
+}
+
+func (r *snapshotReader) u64s(n int) []uint64 {
+	out := make([]uint64, n)
+	for i := range out {
+		if b := r.take(8); b != nil {
+			out[i] = binary.NativeEndian.Uint64(b)
+		}
+	}
+	return out
+}
+
+func (r *snapshotReader) bytes() []byte {
+	n := r.u64s(1)[0]
+	return r.take(n)
+}
+
+// arrayOf reads a count and that many values, in place.
+func arrayOf[T any](r *snapshotReader) []T {
+	n := r.u64s(1)[0]
+	var zero T
+	size := uint64(unsafe.Sizeof(zero))
+	if n > uint64(len(r.b))/size {
+		r.fail()
+		return nil
+	}
+	b := r.take(n * size)
+	if b == nil || n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)[:n:n]
+}
+
+// asBytes is s's memory as bytes.
+func asBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
+}
+
+// snapshotMapping stands for the memory an index read from a snapshot
+// lives in.
+type snapshotMapping struct{ _ byte }

@@ -1,0 +1,174 @@
+package analytics
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// loadFresh starts a new service on d, as a restart does, and returns it
+// with how many views its load read from the database and why its site's
+// snapshot was not used (nil when it was).
+func loadFresh(t *testing.T, d *db.DB, cls *Classifier, project string) (*Service, int64, error) {
+	t.Helper()
+	s := NewService(d, cls)
+	s.snapshotMin = 1
+	var read int64
+	var from int64 = -1
+	s.merged = func(upto int64) {
+		if from < 0 {
+			st, _ := s.site(context.Background(), project, false)
+			from = st.idx.savedView
+		}
+		read = upto - from
+	}
+	if err := s.Preload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.site(context.Background(), project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, read, st.idx.snapshotErr
+}
+
+// copyDB copies a database as it is now (VACUUM INTO), as a backup would.
+func copyDB(t *testing.T, d *db.DB) *db.DB {
+	t.Helper()
+	raw, err := sql.Open("sqlite3", d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	path := filepath.Join(t.TempDir(), "copy.db")
+	if _, err := raw.Exec(`VACUUM INTO ?`, path); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+var snapStart = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+
+func snapTraffic(seed uint64, views int) GenConfig {
+	return GenConfig{Views: views, Paths: 200, Visitors: 1500, From: snapStart, To: snapStart.AddDate(0, 0, 9), Seed: seed}
+}
+
+// TestSnapshotRestartIsExact: a load writes a snapshot; a restart reads it
+// and none of the views from the database, then reads only the views
+// stored after it; every answer equals a brute-force count.
+func TestSnapshotRestartIsExact(t *testing.T) {
+	s, d, project := newTestService(t)
+	record(t, s, project, snapTraffic(11, 8000))
+	first, read, _ := loadFresh(t, d, s.cls, project)
+	if read != 8000 {
+		t.Fatalf("the first load read %d views from the database, want all 8000", read)
+	}
+	checkExact(t, first, project, snapStart)
+
+	again, read, why := loadFresh(t, d, s.cls, project)
+	if why != nil || read != 0 {
+		t.Fatalf("a restart read %d views from the database (snapshot: %v), want 0", read, why)
+	}
+	checkExact(t, again, project, snapStart)
+
+	// An older snapshot is completed from the database (and, being far
+	// behind, written again).
+	record(t, again, project, snapTraffic(12, 3000))
+	third, read, why := loadFresh(t, d, s.cls, project)
+	if why != nil || read != 3000 {
+		t.Fatalf("a restart after 3000 more views read %d (snapshot: %v), want 3000", read, why)
+	}
+	checkExact(t, third, project, snapStart)
+	if _, read, why = loadFresh(t, d, s.cls, project); read != 0 {
+		t.Fatalf("the snapshot was not written again: the next restart read %d views (%v)", read, why)
+	}
+
+	// A service that never saves on its own writes at SaveSnapshots (serve
+	// calls it as it stops).
+	quiet := NewService(d, s.cls)
+	quiet.snapshotMin = 0
+	record(t, quiet, project, snapTraffic(13, 1000))
+	checkExact(t, quiet, project, snapStart)
+	if _, read, _ = loadFresh(t, d, s.cls, project); read != 1000 {
+		t.Fatalf("before SaveSnapshots a restart read %d views, want 1000", read)
+	}
+	record(t, quiet, project, snapTraffic(14, 500))
+	if _, err := quiet.Visitors(context.Background(), project, Query{Limit: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := quiet.SaveSnapshots(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	last, read, why := loadFresh(t, d, s.cls, project)
+	if why != nil || read != 0 {
+		t.Fatalf("a restart after SaveSnapshots read %d views (snapshot: %v), want 0", read, why)
+	}
+	checkExact(t, last, project, snapStart)
+}
+
+// TestSnapshotThatDoesNotMatchIsIgnored: a snapshot that is damaged, cut
+// short, newer than the database, of a database restored and then written
+// to differently, or of another database, is refused, and the full load
+// from the views gives exact answers.
+func TestSnapshotThatDoesNotMatchIsIgnored(t *testing.T) {
+	s, d, project := newTestService(t)
+	record(t, s, project, snapTraffic(21, 6000))
+	older := copyDB(t, d) // a backup, before the views below
+	record(t, s, project, snapTraffic(22, 2000))
+	loadFresh(t, d, s.cls, project) // writes the snapshot at 8000 views
+	st, err := s.site(context.Background(), project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshotPath(d, st.id)
+	good, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// from copies the good snapshot beside target, changed by edit, and
+	// restarts there: the snapshot must be refused, the load exact.
+	from := func(name string, target *db.DB, project string, edit func([]byte) []byte, want error) {
+		t.Run(name, func(t *testing.T) {
+			b := edit(append([]byte(nil), good...))
+			if err := os.WriteFile(snapshotPath(target, st.id), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			fresh, read, why := loadFresh(t, target, s.cls, project)
+			if why == nil || read == 0 {
+				t.Fatalf("the snapshot was used (read %d views from the database)", read)
+			}
+			if want != nil && !errors.Is(why, want) {
+				t.Fatalf("refused for %v, want %v", why, want)
+			}
+			checkExact(t, fresh, project, snapStart)
+		})
+	}
+	same := func(b []byte) []byte { return b }
+	from("damaged", d, project, func(b []byte) []byte { b[len(b)/2] ^= 1; return b }, nil)
+	from("cut short", d, project, func(b []byte) []byte { return b[:len(b)-8] }, nil)
+	from("another version", d, project, func(b []byte) []byte { b[8]++; return b }, nil)
+	from("newer than the database", older, project, same, errStaleSnapshot)
+
+	// The backup, restored and then written to: its view ids reach the
+	// snapshot's watermark, with other views.
+	rewritten := copyDB(t, older)
+	rs := NewService(rewritten, s.cls)
+	record(t, rs, project, snapTraffic(23, 2500))
+	from("a restored database written to since", rewritten, project, same, errStaleSnapshot)
+
+	other, od, op := newTestService(t)
+	record(t, other, op, snapTraffic(24, 9000))
+	from("another database", od, op, same, errStaleSnapshot)
+}

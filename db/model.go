@@ -1,0 +1,44 @@
+package db
+
+import "github.com/folio-docs/folio/model"
+
+// The domain types live in package model; db reads and writes them under
+// these names.
+type (
+	APIKey          = model.APIKey
+	Invitation      = model.Invitation
+	Job             = model.Job
+	JobMessage      = model.JobMessage
+	Member          = model.Member
+	Project         = model.Project
+	User            = model.User
+	WebhookDelivery = model.WebhookDelivery
+	WebhookEvent    = model.WebhookEvent
+)
+
+// The values the domain's rules name.
+const (
+	InvitationExpired = model.InvitationExpired
+	InvitationPending = model.InvitationPending
+	InvitationRevoked = model.InvitationRevoked
+	InvitationUsed    = model.InvitationUsed
+	JobActive         = model.JobActive
+	JobArchived       = model.JobArchived
+	JobCompleted      = model.JobCompleted
+	JobFailed         = model.JobFailed
+	ScopeRead         = model.ScopeRead
+	ScopeWrite        = model.ScopeWrite
+	WebhookAbandoned  = model.WebhookAbandoned
+	WebhookDelivered  = model.WebhookDelivered
+	WebhookPending    = model.WebhookPending
+)
+
+// Errors callers match with errors.Is, the same values as model's.
+var (
+	ErrConflict          = model.ErrConflict
+	ErrInvitationEmail   = model.ErrInvitationEmail
+	ErrInvitationExpired = model.ErrInvitationExpired
+	ErrInvitationRevoked = model.ErrInvitationRevoked
+	ErrInvitationUsed    = model.ErrInvitationUsed
+	ErrNotFound          = model.ErrNotFound
+)
