@@ -25,16 +25,9 @@ const PollEvery = "2s"
 // its event stream's events: only a fallback.
 const LivePollEvery = "30s"
 
-// liveTrigger is when a job page's live part asks for itself: on the
-// stream's events (a burst of them, as the agent works, is one request),
-// and while the job runs every LivePollEvery.
-func liveTrigger(active bool) string {
-	t := "sse:" + jobs.EventJob + " delay:100ms, sse:" + jobs.EventMessage + " delay:100ms"
-	if active {
-		t += ", every " + LivePollEvery
-	}
-	return t
-}
+// streamTrigger is when a job page asks for its live part on the stream's
+// events: a burst of them, as the agent works, is one request.
+const streamTrigger = "sse:" + jobs.EventJob + " delay:100ms, sse:" + jobs.EventMessage + " delay:100ms"
 
 // JobsView is a project's jobs page: the launch form and a page of jobs.
 type JobsView struct {
