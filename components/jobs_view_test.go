@@ -8,39 +8,17 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
-
-const sampleDiff = `diff --git a/guide.md b/guide.md
-index 1111111..2222222 100644
---- a/guide.md
-+++ b/guide.md
-@@ -3,4 +3,4 @@ title: Guide
- Intro.
---- a rule line, deleted
-+<script>alert(1)</script>
- Outro.
-\ No newline at end of file
-diff --git a/old.md b/new.md
-similarity index 90%
-rename from old.md
-rename to new.md
-diff --git a/gone.md b/gone.md
-deleted file mode 100644
-index 3333333..0000000
---- a/gone.md
-+++ /dev/null
-@@ -1 +0,0 @@
--bye
-`
 
 func TestDiffIsEscaped(t *testing.T) {
 	var b strings.Builder
 	summary := "Fixed the <b>guide</b>."
 	v := ChangesView{ProjectID: "p", Job: jobs.Job{ID: "j", Status: model.JobCompleted, Source: jobs.Source{Repository: "/srv/docs", Ref: "main"}, Branch: "folio/j",
 		Summary: &summary, Problems: []agent.Problem{{Path: "guide.md", Line: 3, Column: 1, Severity: "error", Message: "<unclosed> tag"}}},
-		Changes: codehost.Changes{Files: codehost.ParseDiff(sampleDiff)}}
+		Changes: codehost.Changes{Files: codehost.ParseDiff(testenv.SampleDiff)}}
 	if err := JobChangesPage(Shell{Title: "Review", Project: &model.Project{ID: "p"}}, v).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
 	}

@@ -159,9 +159,7 @@ func TestJobPagesAreForMembersOnly(t *testing.T) {
 func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepo(t)
-	p := s.project
-	p.Repository = repo
-	s.app.db.UpdateProject(context.Background(), p)
+	s.useRepository(t, repo)
 	var created jobJSON
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Write the first note."}`, &created)
 	if done := s.pollJob(created.ID); done.Status != "completed" {
@@ -176,7 +174,7 @@ func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
 	before := git(t, repo, "rev-parse", "main")
 
 	d, c := s.signedIn(t)
-	page := "/projects/" + p.ID + "/jobs/" + created.ID
+	page := "/projects/" + s.project.ID + "/jobs/" + created.ID
 	res, body := d.get(t, c, page+"/changes")
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-file="notes/1.md"`) || !strings.Contains(body, `id="merge"`) {
 		t.Fatalf("review page: %d, lacks the file or the merge button", res.StatusCode)
@@ -188,7 +186,7 @@ func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
 	if git(t, repo, "rev-parse", "main") != before {
 		t.Error("a conflicting merge moved main")
 	}
-	if j, _ := s.app.jobs.Get(context.Background(), p.ID, created.ID); j.Status != model.JobCompleted {
+	if j, _ := s.app.jobs.Get(context.Background(), s.project.ID, created.ID); j.Status != model.JobCompleted {
 		t.Errorf("after a refused merge the job is %s, want completed", j.Status)
 	}
 }

@@ -50,6 +50,16 @@ func newDocsRepoIn(t testing.TB, root string) string {
 
 var git = testenv.Git
 
+// useRepository points the test server's project at repo.
+func (s *testServer) useRepository(t testing.TB, repo string) {
+	t.Helper()
+	p := s.project
+	p.Repository = repo
+	if _, err := s.app.db.UpdateProject(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // pollJob polls the job the way the seed's clients do, until it leaves active.
 func (s *testServer) pollJob(id string) jobJSON {
 	s.t.Helper()
@@ -90,11 +100,7 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	model := testenv.NewModelServer(t, nil)
 	s := newTestServer(t, withModel(t, model))
 	repo := newDocsRepo(t)
-	p := s.project
-	p.Repository = repo
-	if _, err := s.app.db.UpdateProject(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	s.useRepository(t, repo)
 
 	var created jobJSON
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Explain how to rotate API keys."}`, &created)
@@ -102,7 +108,7 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 		t.Fatalf("create answered %+v, want active with prLink null", created)
 	}
 	done := s.pollJob(created.ID)
-	wantLink := s.app.cfg.BaseURL + "/projects/" + p.ID + "/jobs/" + created.ID + "/changes"
+	wantLink := s.app.cfg.BaseURL + "/projects/" + s.project.ID + "/jobs/" + created.ID + "/changes"
 	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
 		t.Fatalf("job ended %+v, want completed with prLink %s", done, wantLink)
 	}
@@ -166,9 +172,7 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 func TestJobFailsWhenTheModelRefusesTheKey(t *testing.T) {
 	model := testenv.NewModelServer(t, nil)
 	s := newTestServer(t, withModel(t, &testenv.ModelServer{URL: model.URL, APIKey: "sk-wrong"}))
-	p := s.project
-	p.Repository = newDocsRepo(t)
-	s.app.db.UpdateProject(context.Background(), p)
+	s.useRepository(t, newDocsRepo(t))
 
 	var created jobJSON
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Anything."}`, &created)

@@ -27,9 +27,7 @@ type changesJSON struct {
 func TestChangesAndMergeOverTheAPI(t *testing.T) {
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepo(t)
-	p := s.project
-	p.Repository = repo
-	s.app.db.UpdateProject(context.Background(), p)
+	s.useRepository(t, repo)
 	var created jobJSON
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Write the first note."}`, &created)
 	base := "/v2/agent/{p}/job/" + created.ID
@@ -102,9 +100,7 @@ func (s *testServer) expectMerge(id string, before changesJSON) {
 func TestMergeOfNothingIsAConflict(t *testing.T) {
 	m := testenv.NewModelServer(t, func([]testenv.ChatMessage) testenv.ModelReply { return testenv.ModelReply{Text: "Nothing to change."} })
 	s := newTestServer(t, withModel(t, m))
-	p := s.project
-	p.Repository = newDocsRepo(t)
-	s.app.db.UpdateProject(context.Background(), p)
+	s.useRepository(t, newDocsRepo(t))
 	var created jobJSON
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Check the docs."}`, &created)
 	if done := s.pollJob(created.ID); done.Status != "completed" {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"testing"
 
 	"github.com/folio-docs/folio/internal/testenv"
@@ -12,9 +11,7 @@ func TestCreateWithRefAndModel(t *testing.T) {
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepo(t)
 	git(t, repo, "branch", "trunk")
-	p := s.project
-	p.Repository = repo
-	s.app.db.UpdateProject(context.Background(), p)
+	s.useRepository(t, repo)
 
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Write a note.","ref":"trunk","model":"gpt-test-large"}`, &j)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -21,9 +20,7 @@ func TestJobWithProblemsCompletesAndSaysSo(t *testing.T) {
 			"path": "broken.mdx", "content": "---\ntitle: [unclosed\n---\n\nBody.\n"}}}}
 	})
 	s := newTestServer(t, withModel(t, m))
-	p := s.project
-	p.Repository = newDocsRepo(t)
-	s.app.db.UpdateProject(context.Background(), p)
+	s.useRepository(t, newDocsRepo(t))
 
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Add a page."}`, &j)
