@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"testing"
@@ -233,5 +234,33 @@ func TestRadixSort(t *testing.T) {
 		if !slices.Equal(a, want) {
 			t.Fatalf("radixSort of %d values is out of order", n)
 		}
+	}
+}
+
+// TestLowerGCNests: overlapping large loads lower GOGC once and the last
+// to end puts back the process's own; a lower or disabled one is kept.
+func TestLowerGCNests(t *testing.T) {
+	gogc := func() int { v := debug.SetGCPercent(100); debug.SetGCPercent(v); return v }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	a := lowerGC()
+	b := lowerGC()
+	if got := gogc(); got != loadGCPercent {
+		t.Fatalf("during two loads GOGC is %d, want %d", got, loadGCPercent)
+	}
+	a()
+	if got := gogc(); got != loadGCPercent {
+		t.Fatalf("after the first of two loads GOGC is %d, want %d", got, loadGCPercent)
+	}
+	b()
+	if got := gogc(); got != 100 {
+		t.Fatalf("after both loads GOGC is %d, want 100", got)
+	}
+	for _, own := range []int{-1, 10} {
+		debug.SetGCPercent(own)
+		restore := lowerGC()
+		if got := gogc(); got != own {
+			t.Errorf("with GOGC %d a load set it to %d", own, got)
+		}
+		restore()
 	}
 }
