@@ -3,7 +3,10 @@ package analytics
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"testing"
@@ -40,8 +43,17 @@ func checkExact(t *testing.T, s *Service, project string, start time.Time) {
 }
 
 // TestPreloadInChunksIsExact loads an index in many small chunks read on
-// every core, as a large site loads at start-up, then keeps it current.
+// every core, as a large site loads at start-up, then keeps it current;
+// once adding to the days' visitor and path bitmaps at once, and once
+// holding the additions back as large loads do (a few hundred at a time,
+// so most days add theirs several times before the load ends).
 func TestPreloadInChunksIsExact(t *testing.T) {
+	for _, hold := range []int{0, 300} {
+		t.Run(fmt.Sprintf("hold %d", hold), func(t *testing.T) { testPreloadInChunks(t, hold) })
+	}
+}
+
+func testPreloadInChunks(t *testing.T, hold int) {
 	s, d, project := newTestService(t)
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	cfg := GenConfig{Views: 20000, Paths: 300, Visitors: 2000, From: start, To: start.AddDate(0, 0, 10), Seed: 3}
@@ -49,6 +61,7 @@ func TestPreloadInChunksIsExact(t *testing.T) {
 
 	fresh := NewService(d, s.cls)
 	fresh.loadChunk = 777
+	fresh.holdMax = hold
 	chunks := 0
 	fresh.merged = func(int64) { chunks++ }
 	if err := fresh.Preload(context.Background()); err != nil {
@@ -206,4 +219,48 @@ func TestReaderNeverSeesHalfMergedIndex(t *testing.T) {
 		t.Fatalf("a reader saw the index up to view %d during a refresh to %d", got, x.lastView)
 	}
 	checkExact(t, s, project, start)
+}
+
+func TestRadixSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 255, 256, 1000, 1 << 16} {
+		a := make([]uint32, n)
+		for i := range a {
+			a[i] = r.Uint32() >> (i % 32) // every byte position varies
+		}
+		want := slices.Clone(a)
+		slices.Sort(want)
+		radixSort(a, make([]uint32, n))
+		if !slices.Equal(a, want) {
+			t.Fatalf("radixSort of %d values is out of order", n)
+		}
+	}
+}
+
+// TestLowerGCNests: overlapping large loads lower GOGC once and the last
+// to end puts back the process's own; a lower or disabled one is kept.
+func TestLowerGCNests(t *testing.T) {
+	gogc := func() int { v := debug.SetGCPercent(100); debug.SetGCPercent(v); return v }
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	a := lowerGC()
+	b := lowerGC()
+	if got := gogc(); got != loadGCPercent {
+		t.Fatalf("during two loads GOGC is %d, want %d", got, loadGCPercent)
+	}
+	a()
+	if got := gogc(); got != loadGCPercent {
+		t.Fatalf("after the first of two loads GOGC is %d, want %d", got, loadGCPercent)
+	}
+	b()
+	if got := gogc(); got != 100 {
+		t.Fatalf("after both loads GOGC is %d, want 100", got)
+	}
+	for _, own := range []int{-1, 10} {
+		debug.SetGCPercent(own)
+		restore := lowerGC()
+		if got := gogc(); got != own {
+			t.Errorf("with GOGC %d a load set it to %d", own, got)
+		}
+		restore()
+	}
 }

@@ -169,11 +169,17 @@ func (s *Service) readIndex(ctx context.Context, projectID string, q Query, fn f
 	if err != nil || st == nil {
 		return err
 	}
-	if err := st.idx.refresh(ctx, s.db); err != nil {
-		return err
+	for {
+		if err := st.idx.refresh(ctx, s.db); err != nil {
+			return err
+		}
+		st.idx.saveInBackground(s.db)
+		st.idx.mu.RLock()
+		if !st.idx.emptied.Load() {
+			break
+		}
+		st.idx.mu.RUnlock() // reload let go of the index meanwhile: the refresh loads it again
 	}
-	st.idx.saveInBackground(s.db)
-	st.idx.mu.RLock()
 	defer st.idx.mu.RUnlock()
 	from, to := q.bounds()
 	fn(st.idx, from, to)

@@ -28,6 +28,9 @@ type Service struct {
 	loadChunk int64
 	merged    func(upto int64)
 	claimed   func(i int)
+	// holdMax, when set, makes every load hold back this many of a day's
+	// bitmap additions at most, as only large loads do otherwise.
+	holdMax int
 	// snapshotMin is how many views an index reads from the database
 	// beyond its snapshot before it writes a new one (0: never).
 	snapshotMin int64
@@ -84,6 +87,9 @@ func (s *Service) addSite(projectID string, id int64) *site {
 	idx := newIndex(id)
 	if s.loadChunk > 0 {
 		idx.chunk = s.loadChunk
+	}
+	if s.holdMax > 0 {
+		idx.holdFrom, idx.holdMax = 0, s.holdMax
 	}
 	idx.merged, idx.claimed = s.merged, s.claimed
 	idx.snapshot, idx.snapshotMin = snapshotPath(s.db, id), s.snapshotMin
