@@ -38,12 +38,13 @@ type index struct {
 
 	// snapshot is the file the index is saved to and first loaded from
 	// ("" for none); savedView is the watermark of the snapshot on disk
-	// (the loading token's holder reads and writes it), and an index that
+	// (the loading token's holder writes it; queries read it to decide
+	// whether to save in the background), and an index that
 	// has read snapshotMin views beyond it saves again. snapshotErr says
 	// why the last snapshot read was not used.
 	snapshot    string
 	snapshotMin int64
-	savedView   int64
+	savedView   atomic.Int64
 	snapshotErr error
 	saving      atomic.Bool
 
@@ -228,7 +229,7 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	if x.current.Load() == 0 && x.lastView == 0 && x.snapshot != "" {
 		x.mu.Lock()
 		x.snapshotErr = x.readSnapshot(ctx, d, x.snapshot)
-		x.savedView = x.lastView
+		x.savedView.Store(x.lastView)
 		if x.snapshotErr == nil {
 			x.sealAll() // a snapshot saved between seals has tails
 			debug.FreeOSMemory()
@@ -422,7 +423,7 @@ func lowerGC() (restore func()) {
 // behind says whether the index holds enough views beyond its snapshot on
 // disk to write it again: a start-up would read them all from the database.
 func (x *index) behind() bool {
-	return x.snapshot != "" && x.snapshotMin > 0 && x.current.Load()-x.savedView >= x.snapshotMin
+	return x.snapshot != "" && x.snapshotMin > 0 && x.current.Load()-x.savedView.Load() >= x.snapshotMin
 }
 
 // save writes the index's snapshot when it is behind. It takes the
@@ -438,13 +439,13 @@ func (x *index) save(ctx context.Context, d *db.DB) error {
 	defer x.dropToken()
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if x.lastView <= x.savedView {
+	if x.lastView <= x.savedView.Load() {
 		return nil
 	}
 	if err := x.writeSnapshot(ctx, d, x.snapshot); err != nil {
 		return err
 	}
-	x.savedView = x.lastView
+	x.savedView.Store(x.lastView)
 	return nil
 }
 
@@ -459,7 +460,7 @@ func (x *index) reload(ctx context.Context, d *db.DB) error {
 	defer x.dropToken()
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.savedView != x.lastView {
+	if x.savedView.Load() != x.lastView {
 		return nil
 	}
 	// Let go of the index read from the database before reading it back:
@@ -497,7 +498,7 @@ func (x *index) empty() {
 // long-running server restarts from a recent one.
 func (x *index) saveInBackground(d *db.DB) {
 	cur := x.current.Load()
-	if !x.behind() || cur-x.savedView < cur/8 || !x.saving.CompareAndSwap(false, true) {
+	if !x.behind() || cur-x.savedView.Load() < cur/8 || !x.saving.CompareAndSwap(false, true) {
 		return
 	}
 	go func() {

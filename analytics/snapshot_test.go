@@ -24,7 +24,7 @@ func loadFresh(t *testing.T, d *db.DB, cls *Classifier, project string) (*Servic
 	s.merged = func(upto int64) {
 		if from < 0 {
 			st, _ := s.site(context.Background(), project, false)
-			from = st.idx.savedView
+			from = st.idx.savedView.Load()
 		}
 		read = upto - from
 	}
