@@ -81,11 +81,13 @@ type index struct {
 	days map[int64]*dayTraffic
 	// firstDay and endDay bound the days with views: [firstDay, endDay).
 	firstDay, endDay int64
-	// hold is how many of a day's bitmap additions a large load (of
-	// holdFrom views or more) holds back at most (dayTraffic.add) until its
-	// merge ends; 0 while none is holding.
-	hold, holdMax int
-	holdFrom      int64
+	// holding is set while a large load (of holdFrom views or more) holds
+	// the days' bitmap additions back (dayTraffic.add), holdMax at most a
+	// bitmap, until its merge ends: the scratch they are sorted in, as long
+	// as holdMax; nil while none is held.
+	holding  []uint32
+	holdMax  int
+	holdFrom int64
 	// agg are the weeks' and months' visitors, built after the first load.
 	agg *aggregates
 	// mapping holds the snapshot the arrays were read from, if any.
@@ -114,18 +116,18 @@ const defaultHoldMax = 1 << 16
 
 // add adds v to the day's bitmap k (Human, AI: its visitors; 2: its
 // paths). A large load holds the additions back and adds them in order,
-// hold at a time: roaring's Add of one value, into an array container
+// as many at a time as its scratch holding is long: roaring's Add of one value, into an array container
 // at a random place, cost 95 ns where this costs 21 (sorted by radix, built
 // into a bitmap of their own, OR-ed in); it was 24 s of the 55 s merge of
 // a load of 100M views. Until flushed the bitmaps lack what is held.
-func (dv *dayTraffic) add(k int, v uint32, hold int) {
-	if hold == 0 {
+func (dv *dayTraffic) add(k int, v uint32, holding []uint32) {
+	if holding == nil {
 		dv.bitmap(k).Add(v)
 		return
 	}
 	dv.held[k] = append(dv.held[k], v)
-	if len(dv.held[k]) >= hold {
-		dv.flush(k, make([]uint32, len(dv.held[k])))
+	if len(dv.held[k]) == len(holding) {
+		dv.flush(k, holding)
 	}
 }
 
@@ -151,17 +153,16 @@ func (dv *dayTraffic) flush(k int, scratch []uint32) {
 // flushHeld (x.mu held) adds every day's held-back additions, lets go of
 // the buffers, and ends the holding.
 func (x *index) flushHeld() {
-	x.hold = 0
-	var scratch []uint32
+	if x.holding == nil {
+		return
+	}
 	for _, dv := range x.days {
-		for k, vals := range dv.held {
-			if len(vals) > len(scratch) {
-				scratch = make([]uint32, len(vals))
-			}
-			dv.flush(k, scratch)
+		for k := range dv.held {
+			dv.flush(k, x.holding)
 			dv.held[k] = nil
 		}
 	}
+	x.holding = nil
 }
 
 // radixSort sorts a, by bytes from the lowest, through tmp (as long):
@@ -326,7 +327,7 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if upto-after >= x.holdFrom {
-		x.hold = x.holdMax
+		x.holding = make([]uint32, x.holdMax)
 	}
 	for i := range n {
 		c := <-results[i]
@@ -561,7 +562,7 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 			x.addDay(day, dv)
 		}
 		dv.views[c]++
-		dv.add(2, uint32(pi), x.hold)
+		dv.add(2, uint32(pi), x.holding)
 		if Class(c).IsVisitor() {
 			vid := v.VisitorID[i]
 			if vid <= 0 {
@@ -581,7 +582,7 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 				x.visitorIDs.put(vid, dense)
 			}
 			p.vis[c] = append(p.vis[c], dense-1)
-			dv.add(int(c), dense-1, x.hold)
+			dv.add(int(c), dense-1, x.holding)
 			dv.rollup = nil
 			if x.agg != nil {
 				x.agg.add(day, Class(c), dense-1)
