@@ -39,7 +39,7 @@ func BenchmarkVisitorsExport(b *testing.B) {
 	s = NewService(d, s.cls)
 	h0 := heapInUse()
 	t0 = time.Now()
-	if err := s.Preload(ctx); err != nil {
+	if _, err := s.Preload(ctx); err != nil {
 		b.Fatal(err)
 	}
 	load := time.Since(t0)
@@ -100,7 +100,7 @@ func BenchmarkIndexLoad(b *testing.B) {
 		fresh := NewService(d, s.cls)
 		h0 := heapInUse()
 		b.StartTimer()
-		if err := fresh.Preload(ctx); err != nil {
+		if _, err := fresh.Preload(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

@@ -216,6 +216,12 @@ const sealEvery = 1 << 16
 // refresh brings the index up to date with the database. Views are read
 // in id-range chunks on every core and merged in id order as they arrive.
 func (x *index) refresh(ctx context.Context, d *db.DB) error {
+	return x.refreshShowing(ctx, d, nil)
+}
+
+// refreshShowing is refresh, telling progress (when set) how many of the
+// view ids it reads from the database are merged so far, of how many.
+func (x *index) refreshShowing(ctx context.Context, d *db.DB, progress func(done, total int64)) error {
 	upto, err := d.AnalyticsMaxViewID(ctx, x.site)
 	if err != nil {
 		return err
@@ -345,6 +351,9 @@ func (x *index) refresh(ctx context.Context, d *db.DB) error {
 		}
 		if x.merged != nil {
 			x.merged(c.upto)
+		}
+		if progress != nil {
+			progress(c.upto-after, upto-after)
 		}
 	}
 	x.flushHeld()

@@ -64,7 +64,7 @@ func testPreloadInChunks(t *testing.T, hold int) {
 	fresh.holdMax = hold
 	chunks := 0
 	fresh.merged = func(int64) { chunks++ }
-	if err := fresh.Preload(context.Background()); err != nil {
+	if _, err := fresh.Preload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if chunks < 20 {
@@ -110,7 +110,7 @@ func TestSlowFirstChunkDoesNotStallTheLoad(t *testing.T) {
 		}
 	}
 	loaded := make(chan error, 1)
-	go func() { loaded <- fresh.Preload(context.Background()) }()
+	go func() { _, err := fresh.Preload(context.Background()); loaded <- err }()
 	select {
 	case err := <-loaded:
 		if err != nil {
@@ -141,7 +141,7 @@ func TestQueryDuringLoadWaits(t *testing.T) {
 		}
 	}
 	loaded := make(chan error, 1)
-	go func() { loaded <- fresh.Preload(context.Background()) }()
+	go func() { _, err := fresh.Preload(context.Background()); loaded <- err }()
 	<-first
 
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)

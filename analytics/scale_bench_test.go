@@ -36,7 +36,7 @@ func BenchmarkScale(b *testing.B) {
 	snapshots, _ := filepath.Glob(d.Path() + ".analytics-*.idx")
 	b.Logf("index snapshots beside the database before the load: %v", snapshots)
 	t0 := time.Now()
-	if err := s.Preload(ctx); err != nil {
+	if _, err := s.Preload(ctx); err != nil {
 		b.Fatal(err)
 	}
 	load := time.Since(t0)

@@ -62,6 +62,20 @@ func dbFingerprint(ctx context.Context, d *db.DB) ([32]byte, error) {
 	return sha256.Sum256(append([]byte("folio analytics index\x00"), secret...)), nil
 }
 
+// snapshotUsed says why the index's first load did not begin from its
+// snapshot: nil when it did.
+func (x *index) snapshotUsed() error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	switch {
+	case x.snapshot == "":
+		return errors.New("analytics: a database in memory has no index snapshot")
+	case x.lastView == 0:
+		return errors.New("analytics: the index holds no views")
+	}
+	return x.snapshotErr
+}
+
 // writeSnapshot (x.mu held for reading, the loading token held) writes the
 // index to path, atomically: a temporary file renamed over the old one.
 func (x *index) writeSnapshot(ctx context.Context, d *db.DB, path string) error {

@@ -10,32 +10,24 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // loadFresh starts a new service on d, as a restart does, and returns it
 // with how many views its load read from the database and why its site's
-// snapshot was not used (nil when it was).
+// snapshot was not used (nil when it was), as Preload reports them.
 func loadFresh(t *testing.T, d *db.DB, cls *Classifier, project string) (*Service, int64, error) {
 	t.Helper()
 	s := NewService(d, cls)
 	s.snapshotMin = 1
-	var read int64
-	var from int64 = -1
-	s.merged = func(upto int64) {
-		if from < 0 {
-			st, _ := s.site(context.Background(), project, false)
-			from = st.idx.savedView.Load()
-		}
-		read = upto - from
-	}
-	if err := s.Preload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	st, err := s.site(context.Background(), project, false)
+	loads, err := s.Preload(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, read, st.idx.snapshotErr
+	if len(loads) != 1 || loads[0].Project != project {
+		t.Fatalf("Preload reported %+v, want one load, of project %s", loads, project)
+	}
+	return s, loads[0].Read, loads[0].Snapshot
 }
 
 // copyDB copies a database as it is now (VACUUM INTO), as a backup would.
@@ -171,6 +163,54 @@ func TestSnapshotThatDoesNotMatchIsIgnored(t *testing.T) {
 	other, od, op := newTestService(t)
 	record(t, other, op, snapTraffic(24, 9000))
 	from("another database", od, op, same, errStaleSnapshot)
+}
+
+// TestSaveIndexLetsTheNextStartReadNoView: SaveIndex (what analytics
+// generate and import end with) writes the snapshot, however few views the
+// index is behind by, so a start-up after it reads none from the database;
+// it reports the views it read and how far its merge had got.
+func TestSaveIndexLetsTheNextStartReadNoView(t *testing.T) {
+	s, d, project := newTestService(t)
+	ctx := context.Background()
+	record(t, s, project, snapTraffic(31, 5000))
+	var done, total int64
+	saved, err := NewService(d, s.cls).SaveIndex(ctx, project, func(d, t int64) { done, total = d, t })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved.Read != 5000 || done != 5000 || total != 5000 {
+		t.Fatalf("SaveIndex read %d views, its progress ended at %d of %d; want 5000 of 5000", saved.Read, done, total)
+	}
+	if _, err := os.Stat(saved.Path); err != nil {
+		t.Fatalf("SaveIndex named %q: %v", saved.Path, err)
+	}
+	first, read, why := loadFresh(t, d, s.cls, project)
+	if why != nil || read != 0 {
+		t.Fatalf("the start after SaveIndex read %d views (snapshot: %v), want 0", read, why)
+	}
+	checkExact(t, first, project, snapStart)
+
+	// A few views more (far fewer than a background save waits for): the
+	// next SaveIndex reads those alone, and writes them.
+	record(t, s, project, snapTraffic(32, 40))
+	saved, err = NewService(d, s.cls).SaveIndex(ctx, project, nil)
+	if err != nil || saved.Read != 40 {
+		t.Fatalf("the second SaveIndex read %d views (%v), want 40", saved.Read, err)
+	}
+	again, read, why := loadFresh(t, d, s.cls, project)
+	if why != nil || read != 0 {
+		t.Fatalf("the start after the second SaveIndex read %d views (snapshot: %v), want 0", read, why)
+	}
+	checkExact(t, again, project, snapStart)
+
+	// A project without traffic has no index to write.
+	p, err := d.CreateProject(ctx, model.Project{Name: "quiet", Repository: "/tmp/quiet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved, err := s.SaveIndex(ctx, p.ID, nil); err != nil || saved.Path != "" {
+		t.Fatalf("SaveIndex of a project without views: %+v, %v", saved, err)
+	}
 }
 
 // TestReloadThatFailsLeavesNoHalfIndex: after a load from the database the

@@ -61,7 +61,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	for _, k := range reasons {
 		fmt.Fprintf(e.stderr, "  skipped %d: %s\n", total.Skipped[k], k)
 	}
-	return nil
+	return saveIndex(ctx, e, svc, *project)
 }
 
 // importFile imports one log, counting its bytes into bar.
@@ -111,6 +111,21 @@ func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	bar.finish(fmt.Sprintf("%d page views generated", n), int64(n), "views")
+	return saveIndex(ctx, e, svc, *project)
+}
+
+// saveIndex ends a bulk write (generate, import) by writing the project's
+// analytics index snapshot, so serve's next start reads it in seconds
+// instead of every view from the database (about a minute at 100M views).
+func saveIndex(ctx context.Context, e env, svc *analytics.Service, project string) error {
+	bar := newProgress(e, "index", 0, "views")
+	saved, err := svc.SaveIndex(ctx, project, bar.set)
+	if err != nil {
+		return fmt.Errorf("the page views are stored, but the index snapshot serve starts from is not (serve will read every view at its next start): %w", err)
+	}
+	if saved.Path != "" {
+		bar.finish(fmt.Sprintf("analytics index for serve's start-up saved to %s, %d views read from the database", saved.Path, saved.Read), saved.Read, "views")
+	}
 	return nil
 }
 

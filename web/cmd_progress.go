@@ -50,6 +50,17 @@ func (p *progress) add(n int64) {
 	}
 }
 
+// set says how many units are done of how many, for work whose total is
+// known only once it has begun.
+func (p *progress) set(done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	if p.tty && time.Since(p.drawn) >= 100*time.Millisecond {
+		p.draw()
+	}
+}
+
 // draw (p.mu held) writes the bar over the previous one.
 func (p *progress) draw() {
 	const width = 30

@@ -13,7 +13,9 @@ import (
 
 // Both long analytics commands draw the same bar on a terminal (run here
 // under script(1), a real pseudo-terminal) and end with one summary line
-// giving the rate; without a terminal they print the summary alone.
+// giving the rate; without a terminal they print the summary alone. Each
+// then writes the index snapshot serve starts from, with a bar and a
+// summary of its own: the views it read from the database.
 func TestAnalyticsCommandsShowProgress(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Fatalf("script (util-linux) is needed to run folio on a terminal: %v", err)
@@ -46,10 +48,23 @@ func TestAnalyticsCommandsShowProgress(t *testing.T) {
 		return regexp.MustCompile(`\r` + label + ` \[=+ *\] +100% `)
 	}
 
-	out := onTerminal("analytics", "generate", "--project", pid, "--views", "30000", "--days", "30")
-	if !bar("generate").MatchString(out) || !regexp.MustCompile(`\n30000 page views generated in [0-9.]+m?s \([0-9,]+ views/s\)\r?\n$`).MatchString(out) {
-		t.Errorf("generate on a terminal wrote %q, want a bar ending at 100%% and a summary with the rate", tail(out))
+	// indexed checks the summary of the index written after a bulk write.
+	indexed := func(out string, views int) {
+		t.Helper()
+		m := regexp.MustCompile(fmt.Sprintf(`\nanalytics index for serve's start-up saved to (\S+\.idx), %d views read from the database in [0-9.]+m?s \([0-9,]+ views/s\)\r?\n$`, views)).FindStringSubmatch(out)
+		if m == nil {
+			t.Errorf("the command wrote %q, want it to end with the index's summary, %d views read", tail(out), views)
+			return
+		}
+		if _, err := os.Stat(m[1]); err != nil {
+			t.Errorf("the index snapshot it names: %v", err)
+		}
 	}
+	out := onTerminal("analytics", "generate", "--project", pid, "--views", "30000", "--days", "30")
+	if !bar("generate").MatchString(out) || !regexp.MustCompile(`\n30000 page views generated in [0-9.]+m?s \([0-9,]+ views/s\)\r?\n`).MatchString(out) || !bar("index").MatchString(out) {
+		t.Errorf("generate on a terminal wrote %q, want bars ending at 100%% and a summary with the rate", tail(out))
+	}
+	indexed(out, 30000)
 
 	var log strings.Builder
 	start := time.Now().UTC().AddDate(0, 0, -2)
@@ -62,15 +77,17 @@ func TestAnalyticsCommandsShowProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = onTerminal("analytics", "import", "--project", pid, file)
-	if !bar("import").MatchString(out) || !regexp.MustCompile(`\n20000 lines read, 20000 page views stored, 0 skipped in [0-9.]+m?s \([0-9,]+ lines/s\)\r?\n$`).MatchString(out) {
+	if !bar("import").MatchString(out) || !regexp.MustCompile(`\n20000 lines read, 20000 page views stored, 0 skipped in [0-9.]+m?s \([0-9,]+ lines/s\)\r?\n`).MatchString(out) {
 		t.Errorf("import on a terminal wrote %q, want a bar ending at 100%% and a summary with the rate", tail(out))
 	}
+	indexed(out, 20000) // the views since generate's snapshot
 
 	// Without a terminal: the summary alone.
 	code, stdout, stderr := te.folio(t, "", "analytics", "generate", "--project", pid, "--views", "2000", "--days", "3")
-	if code != 0 || stdout != "" || strings.Contains(stderr, "\r") || !regexp.MustCompile(`^2000 page views generated in [0-9.]+m?s \([0-9,]+ views/s\)\n$`).MatchString(stderr) {
+	if code != 0 || stdout != "" || strings.Contains(stderr, "\r") || !regexp.MustCompile(`^2000 page views generated in [0-9.]+m?s \([0-9,]+ views/s\)\nanalytics index [^\n]+\n$`).MatchString(stderr) {
 		t.Errorf("generate without a terminal: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	indexed("\n"+stderr, 2000)
 }
 
 func tail(s string) string {

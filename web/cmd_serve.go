@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"runtime"
@@ -86,15 +87,30 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 
 // preloadAnalytics loads the analytics index while serving starts, so the
 // first export does not pay for it; queries meanwhile wait for their site.
+// Each site's load is logged with where it began: a load that read every
+// view from the database (no snapshot, or one refused) says why.
 func (a *app) preloadAnalytics(ctx context.Context) {
 	start := time.Now()
-	if err := a.analytics.Preload(ctx); err != nil {
+	loads, err := a.analytics.Preload(ctx)
+	for _, l := range loads {
+		args := []any{"project", l.Project, "views_read", l.Read, "took", l.Took.Round(time.Millisecond)}
+		switch {
+		case l.Snapshot == nil:
+			args = append(args, "snapshot", "used")
+		case errors.Is(l.Snapshot, fs.ErrNotExist):
+			args = append(args, "snapshot", "none on disk")
+		default:
+			args = append(args, "snapshot", "refused: "+l.Snapshot.Error())
+		}
+		a.log.Info("analytics index loaded", args...)
+	}
+	if err != nil {
 		if ctx.Err() == nil {
 			a.log.Error("analytics: index preload failed; queries load it on demand", "err", err)
 		}
 		return
 	}
-	a.log.Info("analytics index loaded", "took", time.Since(start).Round(time.Millisecond))
+	a.log.Info("analytics indexes loaded", "sites", len(loads), "took", time.Since(start).Round(time.Millisecond))
 }
 
 // startWorker starts the Asynq worker; it stops taking tasks on Shutdown.
