@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -48,7 +51,104 @@ func snapshotPath(d *db.DB, site int64) string {
 	if d.Path() == "" || d.Path() == ":memory:" {
 		return ""
 	}
-	return fmt.Sprintf("%s.analytics-%d.idx", d.Path(), site)
+	return d.Path() + snapshotSuffix(site)
+}
+
+// snapshotSuffix is what a snapshot's name adds to its database's name.
+func snapshotSuffix(site int64) string { return fmt.Sprintf(".analytics-%d.idx", site) }
+
+// isSnapshotSuffix says whether s is snapshotSuffix of some site.
+func isSnapshotSuffix(s string) bool {
+	n, ok := strings.CutPrefix(s, ".analytics-")
+	n, ok2 := strings.CutSuffix(n, ".idx")
+	site, err := strconv.ParseInt(n, 10, 64)
+	return ok && ok2 && err == nil && s == snapshotSuffix(site)
+}
+
+// SnapshotFiles are the index snapshots beside a database, opened: a backup
+// opens them before it copies the database, so each ends at a view the
+// copy holds (a snapshot newer than its database would be refused), and a
+// snapshot replaced meanwhile stays readable through its open file.
+type SnapshotFiles struct {
+	files    []*os.File
+	suffixes []string
+}
+
+// OpenSnapshots opens the index snapshots beside the database at dbPath.
+func OpenSnapshots(dbPath string) (*SnapshotFiles, error) {
+	dir, base := filepath.Split(dbPath)
+	entries, err := os.ReadDir(filepath.Clean(dir + "."))
+	if err != nil {
+		return nil, fmt.Errorf("analytics: unable to list the index snapshots: %w", err)
+	}
+	sf := &SnapshotFiles{}
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || !e.Type().IsRegular() || !isSnapshotSuffix(suffix) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // replaced by a rename in between: its successor is newer than the copy
+		}
+		if err != nil {
+			sf.Close()
+			return nil, fmt.Errorf("analytics: unable to open the index snapshot: %w", err)
+		}
+		sf.files, sf.suffixes = append(sf.files, f), append(sf.suffixes, suffix)
+	}
+	return sf, nil
+}
+
+// CopiedSnapshot is one snapshot written beside a backup.
+type CopiedSnapshot struct {
+	Path  string
+	Bytes int64
+}
+
+// CopyBeside writes each snapshot beside the database file at dbPath, under
+// the name a database there looks for, never over an existing file.
+func (sf *SnapshotFiles) CopyBeside(dbPath string) ([]CopiedSnapshot, error) {
+	var out []CopiedSnapshot
+	for i, f := range sf.files {
+		to := dbPath + sf.suffixes[i]
+		n, err := copyNew(f, to)
+		if err != nil {
+			return out, fmt.Errorf("analytics: unable to copy the index snapshot to %s: %w", to, err)
+		}
+		out = append(out, CopiedSnapshot{Path: to, Bytes: n})
+	}
+	return out, nil
+}
+
+// Close closes the files.
+func (sf *SnapshotFiles) Close() {
+	for _, f := range sf.files {
+		f.Close()
+	}
+}
+
+// copyNew copies r to a new file at path: written beside it, synced, then
+// linked into place, so path never holds half a copy, and an existing path
+// is fs.ErrExist, not overwritten.
+func copyNew(r io.Reader, path string) (int64, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".partial-*")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	n, err := io.Copy(tmp, r)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if err == nil {
+		err = tmp.Close()
+	}
+	if err == nil {
+		err = os.Link(tmp.Name(), path)
+	}
+	return n, err
 }
 
 // dbFingerprint names the database install (its visitor-identity secret,

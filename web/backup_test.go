@@ -271,3 +271,58 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestBackupCarriesTheIndexSnapshots: a backup writes the analytics index
+// snapshot beside the copy, and a server restored with it starts from it,
+// reading no view from the database, with the source's answers; restored
+// without it, the server reads every view and says why.
+func TestBackupCarriesTheIndexSnapshots(t *testing.T) {
+	te := newTestEnv(t)
+	project, key := newAnalyticsProject(t, te)
+	te.must(t, "", "analytics", "generate", "--project", project, "--views", "3000", "--days", "5")
+	snaps, _ := filepath.Glob(filepath.Join(te["FOLIO_DATA_DIR"], "folio.db.analytics-*.idx"))
+	if len(snaps) != 1 {
+		t.Fatalf("generate left %v beside the database, want one index snapshot", snaps)
+	}
+	suffix := strings.TrimPrefix(filepath.Base(snaps[0]), "folio.db")
+
+	file := filepath.Join(t.TempDir(), "folio-backup.db")
+	out := te.must(t, "", "backup", "--to", file)
+	st, err := os.Stat(file + suffix)
+	if err != nil {
+		t.Fatalf("no snapshot beside the backup: %v\n%s", err, out)
+	}
+	if src, _ := os.Stat(snaps[0]); src == nil || src.Size() != st.Size() || !strings.Contains(out, fmt.Sprintf("wrote %s: %d bytes (analytics index snapshot)", file+suffix, st.Size())) {
+		t.Fatalf("backup printed %q; the snapshot copy is %d bytes, want the source's and that line", out, st.Size())
+	}
+
+	visitors := func(te testEnv, wantLog string) string {
+		t.Helper()
+		te["FOLIO_ADDR"], te["FOLIO_WORKER"] = freeAddr(t), "false"
+		p := startFolio(t, te, "serve")
+		p.waitHTTP(t, "http://"+te["FOLIO_ADDR"]+"/healthz")
+		p.waitLog(t, wantLog, 30*time.Second)
+		var v json.RawMessage
+		if code := apiCall(t, "GET", "http://"+te["FOLIO_ADDR"]+"/v1/analytics/"+project+"/visitors?limit=250", key, nil, &v); code != 200 {
+			t.Fatalf("visitors export: %d", code)
+		}
+		return string(v)
+	}
+	restored := func(withSnapshot bool) testEnv {
+		t.Helper()
+		r := maps.Clone(te)
+		r["FOLIO_DATA_DIR"] = t.TempDir()
+		copyFile(t, file, filepath.Join(r["FOLIO_DATA_DIR"], "folio.db"))
+		if withSnapshot {
+			copyFile(t, file+suffix, filepath.Join(r["FOLIO_DATA_DIR"], "folio.db"+suffix))
+		}
+		return r
+	}
+	want := visitors(maps.Clone(te), `analytics index loaded" .*views_read=0 .*snapshot=used`)
+	if got := visitors(restored(true), `analytics index loaded" .*views_read=0 .*snapshot=used`); got != want {
+		t.Errorf("restored with its snapshot, visitors read\n%s\nthe source's read\n%s", got, want)
+	}
+	if got := visitors(restored(false), `analytics index loaded" .*views_read=3000 .*snapshot="none on disk"`); got != want {
+		t.Errorf("restored without its snapshot, visitors read\n%s\nthe source's read\n%s", got, want)
+	}
+}
