@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,13 +105,23 @@ func generate(tb testing.TB, path string, c Config) {
 		tb.Fatal(err)
 	}
 	t0 := time.Now()
-	n, err := analytics.NewService(d, cls).Generate(ctx, p.ID, analytics.GenConfig{
+	s := analytics.NewService(d, cls)
+	n, err := s.Generate(ctx, p.ID, analytics.GenConfig{
 		Views: c.Views, Paths: c.Paths, Visitors: c.Visitors, From: Start, To: Start.AddDate(1, 0, 0), Seed: c.Seed})
 	if err != nil || n != c.Views {
 		tb.Fatalf("generated %d of %d views: %v", n, c.Views, err)
 	}
+	// As folio analytics generate ends: with the index snapshot serve
+	// starts from, renamed below with the database.
+	saved, err := s.SaveIndex(ctx, p.ID, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	// Checkpoint so the cached file stands alone, without its WAL.
 	if err := d.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(saved.Path, path+strings.TrimPrefix(saved.Path, tmp)); err != nil {
 		tb.Fatal(err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
