@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -134,6 +135,31 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 	return loads, nil
 }
 
+// CatchUp reads the views stored since the last refresh into every index
+// the service holds, and writes each snapshot that is due (saveDue), so a
+// server that stores views nobody queries still restarts from a recent
+// snapshot, and a query finds little to read. Serve calls it every minute.
+func (s *Service) CatchUp(ctx context.Context) error {
+	var errs []error
+	for project, st := range s.sitesNow() {
+		if err := st.idx.refresh(ctx, s.db); err != nil {
+			errs = append(errs, fmt.Errorf("analytics: unable to update the index of project %s: %w", project, err))
+			continue
+		}
+		if err := st.idx.saveIfDue(ctx, s.db); err != nil {
+			errs = append(errs, fmt.Errorf("analytics: unable to save the index of project %s: %w", project, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sitesNow is a copy of the sites the service holds, by project.
+func (s *Service) sitesNow() map[string]*site {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.sites)
+}
+
 // IndexLoad is how one site's index was loaded at start-up.
 type IndexLoad struct {
 	Project string
@@ -191,14 +217,8 @@ const defaultSnapshotMin = 1 << 20
 // its snapshot on disk lacks, so the next start-up reads few views from
 // the database; serve calls it as it stops.
 func (s *Service) SaveSnapshots(ctx context.Context) error {
-	s.mu.Lock()
-	sites := make([]*site, 0, len(s.sites))
-	for _, st := range s.sites {
-		sites = append(sites, st)
-	}
-	s.mu.Unlock()
 	var errs []error
-	for _, st := range sites {
+	for _, st := range s.sitesNow() {
 		if st.idx.current.Load() > 0 {
 			errs = append(errs, st.idx.save(ctx, s.db))
 		}

@@ -213,6 +213,44 @@ func TestSaveIndexLetsTheNextStartReadNoView(t *testing.T) {
 	}
 }
 
+// TestCatchUpKeepsTheSnapshotRecent: CatchUp (serve's minute tick) reads
+// views another process stored, with no query, and writes the snapshot
+// once the index is a 32nd beyond it, so a restart reads little.
+func TestCatchUpKeepsTheSnapshotRecent(t *testing.T) {
+	s, d, project := newTestService(t)
+	ctx := context.Background()
+	record(t, s, project, snapTraffic(41, 6400))
+	srv := NewService(d, s.cls)
+	srv.snapshotMin = 1
+	if _, err := srv.Preload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := srv.site(ctx, project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		views            int
+		current, watermk int64
+	}{
+		{150, 6550, 6400}, // less than a 32nd of the index: read, not saved
+		{100, 6650, 6650}, // 250 beyond the snapshot: saved
+	} {
+		record(t, s, project, snapTraffic(uint64(42+step.views), step.views))
+		if err := srv.CatchUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if cur, saved := st.idx.current.Load(), st.idx.savedView.Load(); cur != step.current || saved != step.watermk {
+			t.Fatalf("after %d more views the index holds views to %d, its snapshot to %d; want %d and %d", step.views, cur, saved, step.current, step.watermk)
+		}
+	}
+	again, read, why := loadFresh(t, d, s.cls, project)
+	if why != nil || read != 0 {
+		t.Fatalf("a restart after CatchUp read %d views (snapshot: %v), want 0", read, why)
+	}
+	checkExact(t, again, project, snapStart)
+}
+
 // TestReloadThatFailsLeavesNoHalfIndex: after a load from the database the
 // index lets go of what it read and reads its snapshot back; when that
 // read fails (here: the file was damaged in between), the index holds

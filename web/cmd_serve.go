@@ -63,7 +63,7 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	go a.preloadAnalytics(ctx)
+	go a.analyticsInBackground(ctx)
 	select {
 	case err := <-errc:
 		return err
@@ -83,6 +83,29 @@ func cmdServe(ctx context.Context, args []string, e env) error {
 	}
 	a.log.Info("stopped")
 	return err
+}
+
+// analyticsCatchUp is how often serve reads the views stored since into
+// the analytics indexes and writes the snapshots that are due.
+const analyticsCatchUp = time.Minute
+
+// analyticsInBackground loads the analytics indexes, then keeps them up
+// with the database until ctx ends: a server whose views nobody queries
+// still restarts from a recent snapshot.
+func (a *app) analyticsInBackground(ctx context.Context) {
+	a.preloadAnalytics(ctx)
+	t := time.NewTicker(analyticsCatchUp)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := a.analytics.CatchUp(ctx); err != nil && ctx.Err() == nil {
+			a.log.Error("analytics: unable to keep the index up to date", "err", err)
+		}
+	}
 }
 
 // preloadAnalytics loads the analytics index while serving starts, so the
