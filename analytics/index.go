@@ -352,6 +352,9 @@ func (x *index) refreshShowing(ctx context.Context, d *db.DB, progress func(done
 		if x.merged != nil {
 			x.merged(c.upto)
 		}
+		if x.mapping != nil {
+			x.mapping.release(releaseEvery)
+		}
 		if progress != nil {
 			progress(c.upto-after, upto-after)
 		}
@@ -366,6 +369,9 @@ func (x *index) refreshShowing(ctx context.Context, d *db.DB, progress func(done
 	}
 	if n > 1 {
 		x.trim()
+	}
+	if x.mapping != nil {
+		x.mapping.release(0)
 	}
 	if upto-after >= bigLoad {
 		// A large load leaves as much garbage as index (the packed columns
@@ -389,6 +395,10 @@ func (x *index) takeToken(ctx context.Context) error {
 }
 
 func (x *index) dropToken() { <-x.loading }
+
+// releaseEvery is how many bytes of a snapshot's mapping a load's merge
+// leaves before it gives their pages back.
+const releaseEvery = 64 << 20
 
 // bigLoad is a refresh that reads enough views to return memory after it.
 const bigLoad = 1 << 20
@@ -576,7 +586,7 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 				x.unsorted = append(x.unsorted, pi)
 			}
 		}
-		p.at[c] = append(p.at[c], at)
+		p.at[c] = push(x.mapping, p.at[c], at)
 		day := floorDiv(at, msPerDay)
 		dv := x.days[day]
 		if dv == nil {
@@ -603,7 +613,7 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 				dense = uint32(x.nVisitors)
 				x.visitorIDs.put(vid, dense)
 			}
-			p.vis[c] = append(p.vis[c], dense-1)
+			p.vis[c] = push(x.mapping, p.vis[c], dense-1)
 			dv.add(int(c), dense-1, x.holding)
 			dv.rollup = nil
 			if x.agg != nil {

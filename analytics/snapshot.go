@@ -3,6 +3,7 @@ package analytics
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -11,12 +12,14 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -388,7 +391,7 @@ func (x *index) readSnapshot(ctx context.Context, d *db.DB, path string) error {
 	// The arrays live in the mapping: unmap it once the index that holds
 	// them (every slice of it goes with this holder) is unreachable.
 	used = true
-	x.mapping = &snapshotMapping{}
+	x.mapping = &snapshotMapping{data: data}
 	runtime.AddCleanup(x.mapping, func(release func()) { release() }, release)
 	for _, p := range x.paths {
 		x.nVisitorViews += len(p.vis[Human]) + len(p.vis[AI])
@@ -590,6 +593,66 @@ func asBytes[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
 }
 
-// snapshotMapping stands for the memory an index read from a snapshot
-// lives in.
-type snapshotMapping struct{ _ byte }
+// snapshotMapping is the memory an index read from a snapshot lives in.
+// Its arrays leave it as views are appended to them (append copies a full
+// array, and a mapped one is full), so a server started from a snapshot
+// would hold each old array resident beside its copy: 4.2 GB at 100M views
+// after reading a 12.5M-view tail, where the index is 2.3. left notes
+// each range left, and release gives the kernel back their whole pages.
+type snapshotMapping struct {
+	data []byte
+
+	mu        sync.Mutex
+	dead      [][2]int // [start, end) offsets of ranges nothing refers to
+	deadBytes int
+}
+
+// push appends v to s, an array of the index; when that moves s out of the
+// mapping m (nil: none), the range it leaves is noted for release.
+func push[T any](m *snapshotMapping, s []T, v T) []T {
+	if m != nil && len(s) == cap(s) && len(s) > 0 {
+		m.left(unsafe.Pointer(unsafe.SliceData(s)), len(s)*int(unsafe.Sizeof(v)))
+	}
+	return append(s, v)
+}
+
+// left notes that the n bytes at p, if they lie in the mapping, are no
+// longer referred to. Safe for concurrent use.
+func (m *snapshotMapping) left(p unsafe.Pointer, n int) {
+	off := int(uintptr(p) - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
+	if uintptr(p) < uintptr(unsafe.Pointer(unsafe.SliceData(m.data))) || off+n > len(m.data) {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.dead = append(m.dead, [2]int{off, off + n})
+	m.deadBytes += n
+}
+
+// release gives back the whole pages of the ranges noted once they add up
+// to min bytes (0: any). Ranges a few bytes apart (the padding between
+// arrays) are joined first, so runs of arrays left go back whole. A page
+// of a private file mapping given back reads as the file again, and only
+// pages that lie wholly in ranges nothing refers to are given back.
+func (m *snapshotMapping) release(min int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.deadBytes == 0 || m.deadBytes < min {
+		return
+	}
+	// The mapping begins on a page, so offsets on a page are pages.
+	slices.SortFunc(m.dead, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	page := os.Getpagesize()
+	run := m.dead[0]
+	for _, r := range append(m.dead[1:], [2]int{math.MaxInt, math.MaxInt}) {
+		if r[0] <= run[1]+7 {
+			run[1] = max(run[1], r[1])
+			continue
+		}
+		if lo, hi := (run[0]+page-1)/page*page, run[1]/page*page; lo < hi {
+			releasePages(m.data[lo:hi])
+		}
+		run = r
+	}
+	m.dead, m.deadBytes = m.dead[:0], 0
+}

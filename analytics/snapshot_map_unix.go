@@ -18,3 +18,8 @@ func mapSnapshot(f *os.File, size int64) ([]byte, func(), error) {
 	}
 	return data, func() { syscall.Munmap(data) }, nil
 }
+
+// releasePages gives the kernel back pages of the mapping nothing refers
+// to any more: they stop counting as the process's, and would read as the
+// file again.
+func releasePages(b []byte) { syscall.Madvise(b, syscall.MADV_DONTNEED) }
