@@ -137,6 +137,19 @@ func (x *index) sealAll() {
 	if len(todo) == 0 {
 		return
 	}
+	// What seal replaces, from a snapshot's mapping, goes back first.
+	for _, p := range todo {
+		for c := range p.gap {
+			if cap(p.gap[c]) < len(p.at[c]) {
+				leave(x.mapping, p.gap[c])
+			}
+			leave(x.mapping, p.other[c].pos)
+			leave(x.mapping, p.other[c].prev)
+		}
+	}
+	if x.mapping != nil {
+		x.mapping.release(0)
+	}
 	onCores(len(todo), func() *[2][]uint32 {
 		return &[2][]uint32{make([]uint32, x.nVisitors), make([]uint32, x.nVisitors)}
 	}, func(last *[2][]uint32, k int) { todo[k].seal(last) })

@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -233,6 +234,40 @@ func TestRadixSort(t *testing.T) {
 		radixSort(a, make([]uint32, n))
 		if !slices.Equal(a, want) {
 			t.Fatalf("radixSort of %d values is out of order", n)
+		}
+	}
+}
+
+// TestSortTail: views in order up to m, then any, come out in time order
+// with each view's visitor still beside its time, whatever m, with and
+// without visitors, ties at one instant included.
+func TestSortTail(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 50, 3000} {
+		for _, m := range []int{0, 1, n / 2, n - 1, n} {
+			at := make([]int64, n)
+			vis := make([]uint32, n)
+			for i := range at {
+				at[i] = r.Int64N(int64(n)) // ties
+				vis[i] = r.Uint32()
+			}
+			slices.Sort(at[:m])
+			pairs := func() []timedView {
+				p := make([]timedView, n)
+				for i := range at {
+					p[i] = timedView{at[i], vis[i]}
+				}
+				slices.SortFunc(p, func(a, b timedView) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.vis, b.vis)) })
+				return p
+			}
+			want, wantAt := pairs(), slices.Sorted(slices.Values(at))
+			times := slices.Clone(at)
+			var scratch []timedView
+			sortTail(at, vis, m, &scratch)
+			sortTail(times, nil, m, &scratch)
+			if !slices.IsSorted(at) || !slices.Equal(pairs(), want) || !slices.Equal(times, wantAt) {
+				t.Fatalf("sortTail of %d views in order up to %d: %v", n, m, at[:min(n, 20)])
+			}
 		}
 	}
 }

@@ -84,6 +84,7 @@ func (x *index) rollUp() {
 			lists = append(lists, part[d])
 			n += len(part[d])
 		}
+		leave(x.mapping, dv.rollup)
 		dv.rollup = mergeByPath(lists, n)
 		for _, part := range parts {
 			delete(part, d) // the worker's list is garbage from here

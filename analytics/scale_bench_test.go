@@ -47,11 +47,13 @@ func BenchmarkScale(b *testing.B) {
 	}
 	b.Logf("index snapshots beside the database before the load: %v", snapshots)
 	t0 := time.Now()
+	stop := sampleMemory(b, t0)
 	loads, err := s.Preload(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	load := time.Since(t0)
+	stop()
 	for _, l := range loads {
 		b.Logf("index load: %d views read from the database in %s; snapshot not used: %v", l.Read, l.Took.Round(time.Millisecond), l.Snapshot)
 	}
@@ -120,6 +122,39 @@ func processCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// sampleMemory reads the process's resident memory every 20 ms until the
+// function it returns is called, which logs the highest reading: anonymous
+// (the heap) and file-backed (a mapped snapshot) pages apart, and when.
+func sampleMemory(b *testing.B, t0 time.Time) func() {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		var peak, anon, file int
+		var at time.Duration
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				b.Logf("resident memory during the load at most %d MB (%d anonymous, %d file-backed), %s into it", peak, anon, file, at.Round(10*time.Millisecond))
+				return
+			case <-tick.C:
+			}
+			a, f := statusMB("RssAnon:"), statusMB("RssFile:")
+			if a+f > peak {
+				peak, anon, file, at = a+f, a, f, time.Since(t0)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func statusMB(field string) int {
+	n, _ := strconv.Atoi(memoryMB(field))
+	return n
 }
 
 // memoryMB is a figure of the process's memory from /proc/self/status, in

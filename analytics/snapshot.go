@@ -610,10 +610,18 @@ type snapshotMapping struct {
 // push appends v to s, an array of the index; when that moves s out of the
 // mapping m (nil: none), the range it leaves is noted for release.
 func push[T any](m *snapshotMapping, s []T, v T) []T {
-	if m != nil && len(s) == cap(s) && len(s) > 0 {
-		m.left(unsafe.Pointer(unsafe.SliceData(s)), len(s)*int(unsafe.Sizeof(v)))
+	if len(s) == cap(s) {
+		leave(m, s)
 	}
 	return append(s, v)
+}
+
+// leave notes that the index no longer refers to s, which may lie in the
+// mapping m (nil: none).
+func leave[T any](m *snapshotMapping, s []T) {
+	if m != nil && len(s) > 0 {
+		m.left(unsafe.Pointer(unsafe.SliceData(s)), len(s)*int(unsafe.Sizeof(s[0])))
+	}
 }
 
 // left notes that the n bytes at p, if they lie in the mapping, are no
