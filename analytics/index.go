@@ -220,12 +220,23 @@ const sealEvery = 1 << 16
 // refresh brings the index up to date with the database. Views are read
 // in id-range chunks on every core and merged in id order as they arrive.
 func (x *index) refresh(ctx context.Context, d *db.DB) error {
-	return x.refreshShowing(ctx, d, nil)
+	return x.load(ctx, d, loadOptions{})
 }
 
-// refreshShowing is refresh, telling progress (when set) how many of the
-// view ids it reads from the database are merged so far, of how many.
-func (x *index) refreshShowing(ctx context.Context, d *db.DB, progress func(done, total int64)) error {
+// loadOptions are what Preload and SaveIndex ask of a refresh.
+type loadOptions struct {
+	// progress, when set, is told how many of the view ids read from the
+	// database are merged so far, of how many.
+	progress func(done, total int64)
+	// keepSpare leaves the spare capacity appends left in the arrays: the
+	// caller replaces them next (reads the snapshot back, or exits), so
+	// copying them to their length is wasted, and at its peak (200 MB more
+	// at 100M views).
+	keepSpare bool
+}
+
+// load is refresh, with options.
+func (x *index) load(ctx context.Context, d *db.DB, opt loadOptions) error {
 	upto, err := d.AnalyticsMaxViewID(ctx, x.site)
 	if err != nil {
 		return err
@@ -359,8 +370,8 @@ func (x *index) refreshShowing(ctx context.Context, d *db.DB, progress func(done
 		if x.mapping != nil {
 			x.mapping.release(releaseEvery)
 		}
-		if progress != nil {
-			progress(c.upto-after, upto-after)
+		if opt.progress != nil {
+			opt.progress(c.upto-after, upto-after)
 		}
 	}
 	x.flushHeld()
@@ -371,7 +382,7 @@ func (x *index) refreshShowing(ctx context.Context, d *db.DB, progress func(done
 	if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
 		x.sealAll()
 	}
-	if n > 1 {
+	if n > 1 && !opt.keepSpare {
 		x.trim()
 	}
 	if x.mapping != nil {

@@ -117,7 +117,9 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 		s.mu.Unlock()
 		load := IndexLoad{Project: project}
 		t0 := time.Now()
-		err := st.idx.refreshShowing(ctx, s.db, func(done, _ int64) { load.Read = done })
+		// A large load is written and read back next (behind), which
+		// replaces its arrays; a small one leaves them little spare.
+		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, keepSpare: true})
 		if err != nil {
 			return loads, fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
 		}
@@ -190,12 +192,12 @@ func (s *Service) SaveIndex(ctx context.Context, projectID string, progress func
 		return SavedIndex{}, err
 	}
 	var saved SavedIndex
-	err = st.idx.refreshShowing(ctx, s.db, func(done, total int64) {
+	err = st.idx.load(ctx, s.db, loadOptions{keepSpare: true, progress: func(done, total int64) {
 		saved.Read = done
 		if progress != nil {
 			progress(done, total)
 		}
-	})
+	}})
 	if err != nil {
 		return SavedIndex{}, fmt.Errorf("analytics: unable to load the index of project %s: %w", projectID, err)
 	}
