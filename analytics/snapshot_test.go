@@ -30,6 +30,19 @@ func loadFresh(t *testing.T, d *db.DB, cls *Classifier, project string) (*Servic
 	return s, loads[0].Read, loads[0].Snapshot
 }
 
+// restartsFromSnapshot starts a new service on d, as a restart does, and
+// checks that its load began from the snapshot, read no view from the
+// database, and answers exactly. after says what came before, for the
+// failure.
+func restartsFromSnapshot(t *testing.T, d *db.DB, cls *Classifier, project, after string) {
+	t.Helper()
+	s, read, why := loadFresh(t, d, cls, project)
+	if why != nil || read != 0 {
+		t.Fatalf("a restart after %s read %d views from the database (snapshot: %v), want 0", after, read, why)
+	}
+	checkExact(t, s, project, snapStart)
+}
+
 // copyDB copies a database as it is now (VACUUM INTO), as a backup would.
 func copyDB(t *testing.T, d *db.DB) *db.DB {
 	t.Helper()
@@ -68,15 +81,11 @@ func TestSnapshotRestartIsExact(t *testing.T) {
 	}
 	checkExact(t, first, project, snapStart)
 
-	again, read, why := loadFresh(t, d, s.cls, project)
-	if why != nil || read != 0 {
-		t.Fatalf("a restart read %d views from the database (snapshot: %v), want 0", read, why)
-	}
-	checkExact(t, again, project, snapStart)
+	restartsFromSnapshot(t, d, s.cls, project, "the first load")
 
 	// An older snapshot is completed from the database (and, being far
 	// behind, written again).
-	record(t, again, project, snapTraffic(12, 3000))
+	record(t, first, project, snapTraffic(12, 3000))
 	third, read, why := loadFresh(t, d, s.cls, project)
 	if why != nil || read != 3000 {
 		t.Fatalf("a restart after 3000 more views read %d (snapshot: %v), want 3000", read, why)
@@ -102,11 +111,7 @@ func TestSnapshotRestartIsExact(t *testing.T) {
 	if err := quiet.SaveSnapshots(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	last, read, why := loadFresh(t, d, s.cls, project)
-	if why != nil || read != 0 {
-		t.Fatalf("a restart after SaveSnapshots read %d views (snapshot: %v), want 0", read, why)
-	}
-	checkExact(t, last, project, snapStart)
+	restartsFromSnapshot(t, d, s.cls, project, "SaveSnapshots")
 }
 
 // TestSnapshotThatDoesNotMatchIsIgnored: a snapshot that is damaged, cut
@@ -184,11 +189,7 @@ func TestSaveIndexLetsTheNextStartReadNoView(t *testing.T) {
 	if _, err := os.Stat(saved.Path); err != nil {
 		t.Fatalf("SaveIndex named %q: %v", saved.Path, err)
 	}
-	first, read, why := loadFresh(t, d, s.cls, project)
-	if why != nil || read != 0 {
-		t.Fatalf("the start after SaveIndex read %d views (snapshot: %v), want 0", read, why)
-	}
-	checkExact(t, first, project, snapStart)
+	restartsFromSnapshot(t, d, s.cls, project, "SaveIndex")
 
 	// A few views more (far fewer than a background save waits for): the
 	// next SaveIndex reads those alone, and writes them.
@@ -197,11 +198,7 @@ func TestSaveIndexLetsTheNextStartReadNoView(t *testing.T) {
 	if err != nil || saved.Read != 40 {
 		t.Fatalf("the second SaveIndex read %d views (%v), want 40", saved.Read, err)
 	}
-	again, read, why := loadFresh(t, d, s.cls, project)
-	if why != nil || read != 0 {
-		t.Fatalf("the start after the second SaveIndex read %d views (snapshot: %v), want 0", read, why)
-	}
-	checkExact(t, again, project, snapStart)
+	restartsFromSnapshot(t, d, s.cls, project, "the second SaveIndex")
 
 	// A project without traffic has no index to write.
 	p, err := d.CreateProject(ctx, model.Project{Name: "quiet", Repository: "/tmp/quiet"})
@@ -244,11 +241,7 @@ func TestCatchUpKeepsTheSnapshotRecent(t *testing.T) {
 			t.Fatalf("after %d more views the index holds views to %d, its snapshot to %d; want %d and %d", step.views, cur, saved, step.current, step.watermk)
 		}
 	}
-	again, read, why := loadFresh(t, d, s.cls, project)
-	if why != nil || read != 0 {
-		t.Fatalf("a restart after CatchUp read %d views (snapshot: %v), want 0", read, why)
-	}
-	checkExact(t, again, project, snapStart)
+	restartsFromSnapshot(t, d, s.cls, project, "CatchUp")
 }
 
 // TestReloadThatFailsLeavesNoHalfIndex: after a load from the database the
