@@ -45,9 +45,7 @@ func (p *progress) add(n int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done += n
-	if p.tty && time.Since(p.drawn) >= 100*time.Millisecond {
-		p.draw()
-	}
+	p.redraw()
 }
 
 // set says how many units are done of how many, for work whose total is
@@ -56,6 +54,11 @@ func (p *progress) set(done, total int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done, p.total = done, total
+	p.redraw()
+}
+
+// redraw (p.mu held) draws the bar on a terminal, at most ten times a second.
+func (p *progress) redraw() {
 	if p.tty && time.Since(p.drawn) >= 100*time.Millisecond {
 		p.draw()
 	}
