@@ -190,13 +190,13 @@ const msPerDay = 24 * 60 * 60 * 1000
 // pathViews are one path's views: times (unix ms) per class and, for the
 // visitor classes, the dense visitor id of each view.
 type pathViews struct {
-	name     string
-	at       [numClasses][]int64
-	vis      [2][]uint32 // Human, AI; aligned with at[Human], at[AI]
-	unsorted bool
+	name string
+	at   [numClasses][]int64
+	vis  [2][]uint32 // Human, AI; aligned with at[Human], at[AI]
 	// inOrder is, per class, how many of its views are in time order (the
 	// ones a refresh began with, and those appended in order) once a view
-	// arrived out of order; 0 while all are.
+	// arrived out of order; 0 while all are. A path with any is listed in
+	// index.unsorted.
 	inOrder [numClasses]int
 	// gap and other (see distinct.go) cover the first sealed views of
 	// each visitor class.
@@ -590,6 +590,9 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 		p := x.paths[pi]
 		at := v.At[i]
 		if n := len(p.at[c]); n > 0 && p.at[c][n-1] > at {
+			if p.inOrder == [numClasses]int{} {
+				x.unsorted = append(x.unsorted, pi)
+			}
 			if p.inOrder[c] == 0 {
 				p.inOrder[c] = n
 			}
@@ -602,10 +605,6 @@ func (x *index) merge(v *db.PageViewColumns, upto int64) error {
 					leave(x.mapping, o.prev)
 				}
 				p.sealed, p.other = [2]int{}, [2]otherViews{}
-			}
-			if !p.unsorted {
-				p.unsorted = true
-				x.unsorted = append(x.unsorted, pi)
 			}
 		}
 		p.at[c] = push(x.mapping, p.at[c], at)
@@ -726,13 +725,12 @@ func (p *pathViews) sort(scratch *[]timedView) {
 		if m == 0 {
 			continue
 		}
+		var vis []uint32
 		if c.IsVisitor() {
-			sortTail(p.at[c], p.vis[c], m, scratch)
-		} else {
-			sortTail(p.at[c], nil, m, scratch)
+			vis = p.vis[c]
 		}
+		sortTail(p.at[c], vis, m, scratch)
 	}
-	p.unsorted = false
 }
 
 // timedView is a view as sortTail sorts it.
