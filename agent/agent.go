@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -60,7 +61,7 @@ type Result struct {
 	// Summary is the agent's final answer of this turn; Problems what the
 	// checks still found in the branch when the turn ended ([] when clean).
 	Summary  string
-	Problems []Problem
+	Problems []doccheck.Problem
 }
 
 // Recorder stores a new message of the conversation as soon as it exists,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
@@ -94,7 +95,7 @@ func TestRunGitHubDraftWhenErrorsRemain(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if !HasErrors(res.Problems) || res.Summary != "Added a page." {
+	if !doccheck.HasErrors(res.Problems) || res.Summary != "Added a page." {
 		t.Fatalf("result summary %q problems %v, want errors left", res.Summary, res.Problems)
 	}
 	if pulls := gh.Pulls(); len(pulls) != 1 || !pulls[0].Draft || !strings.Contains(pulls[0].Body, "broken.mdx") {

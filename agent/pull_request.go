@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/folio-docs/folio/agent/workspace"
+	"github.com/folio-docs/folio/doccheck"
 )
 
 // validationNote opens the message that hands validation problems back to
@@ -65,7 +66,7 @@ func commitMessage(jobID, prompt string, changes []workspace.Change) string {
 	return b.String()
 }
 
-func prBody(jobID string, prompts []string, summary string, changes []workspace.Change, problems []Problem) string {
+func prBody(jobID string, prompts []string, summary string, changes []workspace.Change, problems []doccheck.Problem) string {
 	var b strings.Builder
 	b.WriteString("## Request\n\n")
 	for i, p := range prompts {

@@ -16,6 +16,7 @@ import (
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/codehost/local"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
 )
@@ -231,7 +232,7 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, erro
 // loop is the conversation with the model until it stops calling tools and
 // its changes pass validation (or the validation rounds run out). It returns
 // the whole conversation and the problems left.
-func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []Problem, error) {
+func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []doccheck.Problem, error) {
 	instructions, from := readInstructions(co)
 	system := systemPrompt(instructions, from)
 	msgs := append([]Message(nil), run.History...)
@@ -289,7 +290,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		if err != nil {
 			return nil, nil, err
 		}
-		problems := validate(ws.Dir, changes)
+		problems := doccheck.Check(ws.Dir, changes)
 		if len(problems) == 0 || rounds >= a.cfg.ValidationRounds {
 			return msgs, problems, nil
 		}
@@ -330,7 +331,7 @@ func unanswered(msgs []Message) []ToolCall {
 
 // publish commits the turn's changes, pushes the branch and opens or updates
 // the pull request.
-func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []Problem, res Result) (Result, error) {
+func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []doccheck.Problem, res Result) (Result, error) {
 	res.Summary, res.Problems = finalAnswer(msgs), problems
 	changes, err := ws.Changes(ctx)
 	if err != nil {
@@ -364,7 +365,7 @@ func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.W
 		ProjectID: run.Project.ID, JobID: run.JobID, Branch: run.Branch, Base: run.Project.Ref,
 		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, res.Summary, changes, problems),
 		// Errors left mean the change would break the site: never ready to merge.
-		Draft: run.Project.DraftPRs || HasErrors(problems),
+		Draft: run.Project.DraftPRs || doccheck.HasErrors(problems),
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import (
 	"strconv"
 
-	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
@@ -721,7 +721,7 @@ func jobLiveBody(v JobView) templ.Component {
 
 // jobOutcome is the agent's summary of its latest finished turn and the
 // problems its checks still found, when there are any to show.
-func jobOutcome(summary string, problems []agent.Problem) templ.Component {
+func jobOutcome(summary string, problems []doccheck.Problem) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
@@ -73,7 +73,7 @@ type JobView struct {
 	// Problems what the checks still found then (CONTRACT §2); empty
 	// before a turn ends.
 	Summary  string
-	Problems []agent.Problem
+	Problems []doccheck.Problem
 }
 
 // NoChanges reports whether the job finished its turn without changing a
@@ -234,7 +234,7 @@ func prLabel(j model.Job, link string) string {
 }
 
 // problemPlace is where a problem is: path, and line and column if known.
-func problemPlace(p agent.Problem) string {
+func problemPlace(p doccheck.Problem) string {
 	switch {
 	case p.Line > 0 && p.Column > 0:
 		return fmt.Sprintf("%s:%d:%d", p.Path, p.Line, p.Column)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
@@ -17,7 +17,7 @@ func TestDiffIsEscaped(t *testing.T) {
 	var b strings.Builder
 	summary := "Fixed the <b>guide</b>."
 	v := ChangesView{ProjectID: "p", Job: jobs.Job{ID: "j", Status: model.JobCompleted, Source: jobs.Source{Repository: "/srv/docs", Ref: "main"}, Branch: "folio/j",
-		Summary: &summary, Problems: []agent.Problem{{Path: "guide.md", Line: 3, Column: 1, Severity: "error", Message: "<unclosed> tag"}}},
+		Summary: &summary, Problems: []doccheck.Problem{{Path: "guide.md", Line: 3, Column: 1, Severity: "error", Message: "<unclosed> tag"}}},
 		Changes: codehost.Changes{Files: codehost.ParseDiff(testenv.SampleDiff)}}
 	if err := JobChangesPage(Shell{Title: "Review", Project: &model.Project{ID: "p"}}, v).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
@@ -67,9 +67,9 @@ func TestJobPageShowsSummaryAndProblems(t *testing.T) {
 	v := JobView{ProjectID: "p", Job: model.Job{ID: "j", Status: model.JobCompleted, Repository: "acme/docs", Ref: "main",
 		PRLink: "https://github.com/acme/docs/pull/3"}, Now: time.Now(),
 		Summary: "Added a page on <rotating> keys.",
-		Problems: []agent.Problem{
-			{Path: "keys.mdx", Line: 4, Column: 2, Severity: agent.SeverityError, Message: "Unclosed <Note> tag."},
-			{Path: "docs.json", Severity: agent.SeverityWarning, Message: "keys is not in the navigation."},
+		Problems: []doccheck.Problem{
+			{Path: "keys.mdx", Line: 4, Column: 2, Severity: doccheck.SeverityError, Message: "Unclosed <Note> tag."},
+			{Path: "docs.json", Severity: doccheck.SeverityWarning, Message: "keys is not in the navigation."},
 		}}
 	page := renderJob(t, v)
 	for _, want := range []string{`class="job-summary">Added a page on &lt;rotating&gt; keys.</p>`, "Problems left", "keys.mdx:4:2", "Unclosed &lt;Note&gt; tag.",
@@ -78,7 +78,7 @@ func TestJobPageShowsSummaryAndProblems(t *testing.T) {
 			t.Errorf("the job page lacks %q:\n%s", want, page)
 		}
 	}
-	v.Problems = []agent.Problem{}
+	v.Problems = []doccheck.Problem{}
 	if page := renderJob(t, v); !strings.Contains(page, "The checks found no problem.") {
 		t.Error("a clean turn does not say its checks found nothing")
 	}

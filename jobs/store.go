@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
@@ -127,7 +128,7 @@ func (l localStore) FailRun(ctx context.Context, jobID, owner, code, message str
 func (s *Service) finishRun(ctx context.Context, id, owner string, res agent.Result) error {
 	problems := res.Problems
 	if problems == nil {
-		problems = []agent.Problem{}
+		problems = []doccheck.Problem{}
 	}
 	pj, err := json.Marshal(problems)
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -28,8 +28,8 @@ type Job struct {
 	// Summary is the agent's final answer of its latest finished turn (null
 	// before one ends); Problems what the checks still found then ([] when
 	// clean). A job with problems is still completed: they say what is left.
-	Summary  *string         `json:"summary"`
-	Problems []agent.Problem `json:"problems"`
+	Summary  *string            `json:"summary"`
+	Problems []doccheck.Problem `json:"problems"`
 	// MergedAt is when the job's branch was merged into its ref: by Folio
 	// (POST .../merge or the review page) or its pull request on GitHub;
 	// null otherwise.
@@ -75,15 +75,15 @@ func View(j model.Job) Job {
 }
 
 // noProblems is the Problems of a clean job, shared: views never change it.
-var noProblems = []agent.Problem{}
+var noProblems = []doccheck.Problem{}
 
 // ParseProblems reads a job's stored problems; what cannot be read counts
 // as none rather than failing the read of the job.
-func ParseProblems(stored string) []agent.Problem {
+func ParseProblems(stored string) []doccheck.Problem {
 	if stored == "" || stored == "[]" {
 		return noProblems
 	}
-	var ps []agent.Problem
+	var ps []doccheck.Problem
 	if json.Unmarshal([]byte(stored), &ps) != nil || ps == nil {
 		return noProblems
 	}

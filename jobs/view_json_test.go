@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/doccheck"
 )
 
 // reflectiveJSON is how Job.MarshalJSON wrote a job before it was written
@@ -71,12 +71,12 @@ func TestJobJSONMatchesReflection(t *testing.T) {
 		link, summary := s, s
 		check(Job{ID: s, Status: s, Source: Source{s, s}, Model: s, PRLink: &link, CreatedAt: at, ArchivedAt: &at,
 			UpdatedAt: zero, Branch: s, Usage: Usage{Steps: -3, Tokens: 1 << 40}, Error: &JobError{s, s},
-			Summary: &summary, MergedAt: &at, Problems: []agent.Problem{
-				{Path: s, Line: 3, Column: 14, Severity: agent.SeverityError, Message: s},
+			Summary: &summary, MergedAt: &at, Problems: []doccheck.Problem{
+				{Path: s, Line: 3, Column: 14, Severity: doccheck.SeverityError, Message: s},
 				{Path: s, Severity: s, Message: s},
-				{Path: "docs.json", Line: 1, Severity: agent.SeverityWarning},
+				{Path: "docs.json", Line: 1, Severity: doccheck.SeverityWarning},
 			}})
-		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at, Usage: Usage{Steps: 7}, Problems: []agent.Problem{}})
+		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at, Usage: Usage{Steps: 7}, Problems: []doccheck.Problem{}})
 		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at})
 	}
 	// Random bytes, weighted towards the characters that need escaping.
@@ -94,7 +94,7 @@ func TestJobJSONMatchesReflection(t *testing.T) {
 		str := string(s)
 		check(Job{ID: str, Status: "failed", Source: Source{Repository: str}, Branch: str, PRLink: &str,
 			CreatedAt: at, UpdatedAt: at, Error: &JobError{Code: "x", Message: str}, Summary: &str,
-			Problems: []agent.Problem{{Path: str, Line: r.IntN(3), Column: r.IntN(3), Severity: str, Message: str}}})
+			Problems: []doccheck.Problem{{Path: str, Line: r.IntN(3), Column: r.IntN(3), Severity: str, Message: str}}})
 	}
 }
 

@@ -1,9 +1,9 @@
 // Regenerates the recorded verdicts of Mintlify's own checkers on the corpus
-// under agent/testdata/mintlify (run it as `go tool task mintlify-verdicts`).
+// under doccheck/testdata/mintlify (run it as `go tool task mintlify-verdicts`).
 //
 // Mintlify's packages are Elastic-2.0: they are judges here, run from a cache
 // outside the repository (MINTLIFY_JUDGES), and nothing of them is copied
-// into Folio. Each case is a txtar file (see agent/testdata/mintlify/README.md);
+// into Folio. Each case is a txtar file (see doccheck/testdata/mintlify/README.md);
 // its verdict is written beside it as <case>.verdict.json.
 //
 // The judges, as `mint validate` and `mint broken-links` run them:

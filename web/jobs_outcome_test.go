@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
@@ -37,7 +38,7 @@ func TestJobWithProblemsCompletesAndSaysSo(t *testing.T) {
 		t.Fatalf("summary %v, problems %v; want the final answer and the problems left", j["summary"], j["problems"])
 	}
 	first := problems[0].(map[string]any)
-	if first["path"] != "broken.mdx" || first["severity"] != agent.SeverityError || first["message"] == "" {
+	if first["path"] != "broken.mdx" || first["severity"] != doccheck.SeverityError || first["message"] == "" {
 		t.Fatalf("problem = %v", first)
 	}
 	// The model was given the findings DefaultValidationRounds times: one

@@ -1,4 +1,4 @@
-package agent
+package doccheck
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // The rules below follow Mintlify's public documentation of docs.json
 // ("Global settings", "Navigation", "Themes") and of the legacy mint.json.
 // They are checked against the verdicts of Mintlify's own validators in
-// agent/testdata/mintlify; none of Mintlify's code or schemas is copied here.
+// doccheck/testdata/mintlify; none of Mintlify's code or schemas is copied here.
 
 // docsThemes are the layouts docs.json's "theme" may name.
 var docsThemes = []string{"mint", "maple", "palm", "willow", "linden", "almond", "aspen", "sequoia", "luma"}

@@ -1,4 +1,4 @@
-package agent
+package doccheck
 
 import (
 	"bytes"

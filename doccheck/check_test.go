@@ -1,4 +1,4 @@
-package agent
+package doccheck
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-func TestValidate(t *testing.T) {
+func TestCheck(t *testing.T) {
 	cases := []struct {
 		name    string
 		files   map[string]string
@@ -66,7 +66,7 @@ func TestValidate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, tc.files)
 			var got []string
-			for _, p := range validate(dir, tc.changes) {
+			for _, p := range Check(dir, tc.changes) {
 				got = append(got, p.Severity+" "+p.String())
 			}
 			if len(got) != len(tc.want) {

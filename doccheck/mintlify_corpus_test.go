@@ -1,4 +1,4 @@
-package agent
+package doccheck
 
 import (
 	"encoding/json"
@@ -178,7 +178,7 @@ func TestMintlifyAgreement(t *testing.T) {
 	for _, c := range cases {
 		v := c.verdict(t)
 		dir := c.materialize(t)
-		problems := validate(dir, c.changes)
+		problems := Check(dir, c.changes)
 		folioPass := !HasErrors(problems)
 		class := c.header["class"]
 		if byClass[class] == nil {

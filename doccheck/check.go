@@ -1,4 +1,9 @@
-package agent
+// Package doccheck checks a docs repository's changes as strictly as
+// Mintlify's build and no more: pages that must compile as MDX, frontmatter,
+// links, and the docs.json / mint.json configuration. The agent runs it
+// before a turn's changes become a pull request; its Problems are part of a
+// job's answer (CONTRACT §2).
+package doccheck
 
 import (
 	"bytes"
@@ -19,7 +24,7 @@ import (
 // and the legacy mint.json (Mintlify reads both when both are present).
 var navFiles = []string{"docs.json", "mint.json"}
 
-// validate checks what a run changed, before it becomes a pull request, as
+// Check checks what a run changed, before it becomes a pull request, as
 // strictly as Mintlify's build and no more: changed pages (and snippets) must
 // compile as MDX, with frontmatter that parses and internal links that
 // resolve; a configuration file, if it or the set of pages changed, must
@@ -27,7 +32,7 @@ var navFiles = []string{"docs.json", "mint.json"}
 // fail the build; warnings (unclosed frontmatter, a missing #anchor) build
 // but read wrong. Agreement with Mintlify's own validators is measured on
 // the corpus in testdata/mintlify.
-func validate(dir string, changes []workspace.Change) []Problem {
+func Check(dir string, changes []workspace.Change) []Problem {
 	var problems []Problem
 	pagesChanged := false
 	changedNav := map[string]bool{}
