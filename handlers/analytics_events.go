@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // EventRecorder stores server-side page views.
@@ -33,18 +34,18 @@ type eventsResponse struct {
 func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("Idempotency-Key")
-		if len(key) > MaxIdempotencyKey {
-			WriteError(w, r, InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
+		if len(key) > httpx.MaxIdempotencyKey {
+			httpx.WriteError(w, r, httpx.InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
 			return
 		}
 		var req eventsRequest
-		if e := decodeJSON(r, &req); e != nil {
-			WriteError(w, r, e)
+		if e := httpx.DecodeJSON(r, &req); e != nil {
+			httpx.WriteError(w, r, e)
 			return
 		}
 		events, problems := analytics.ParseEvents(req.Events, time.Now())
 		if problems != nil {
-			WriteError(w, r, invalidProblems(problems))
+			httpx.WriteError(w, r, invalidProblems(problems))
 			return
 		}
 		var batch *analytics.Batch
@@ -53,7 +54,7 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 			// batch sent with other spacing or field order is the same.
 			body, err := json.Marshal(req.Events)
 			if err != nil {
-				writeInternal(w, r, err)
+				httpx.WriteInternal(w, r, err)
 				return
 			}
 			sum := sha256.Sum256(body)
@@ -62,15 +63,15 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 		n, replayed, err := svc.RecordBatch(r.Context(), mux.Vars(r)["projectId"], events, batch)
 		switch {
 		case errors.Is(err, analytics.ErrIdempotencyConflict):
-			WriteError(w, r, NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different batch of events."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different batch of events."))
 			return
 		case err != nil:
-			writeInternal(w, r, err)
+			httpx.WriteInternal(w, r, err)
 			return
 		}
 		if replayed {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
-		writeJSON(w, http.StatusOK, eventsResponse{Accepted: n})
+		httpx.WriteJSON(w, http.StatusOK, eventsResponse{Accepted: n})
 	}
 }

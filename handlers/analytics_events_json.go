@@ -9,14 +9,14 @@ import (
 	"github.com/folio-docs/folio/analytics"
 )
 
-// decodeFast reads an events batch of the usual shape (an object with
+// DecodeFast reads an events batch of the usual shape (an object with
 // "events", an array of objects whose fields are the known names with
 // string values) by hand: batches of 1,000 events are what ingest spent
 // most of its time decoding. It says false for anything else (an unknown
 // or differently cased field, a value that is not a string, a syntax
-// error), which decodeJSON then decodes as every other body, with the same
+// error), which httpx.DecodeJSON then decodes as every other body, with the same
 // errors.
-func (r *eventsRequest) decodeFast(data []byte) bool {
+func (r *eventsRequest) DecodeFast(data []byte) bool {
 	events, ok := fastEvents(data)
 	if ok {
 		r.Events = events

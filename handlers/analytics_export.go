@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // AnalyticsExporter answers the analytics exports.
@@ -31,35 +32,35 @@ func AnalyticsViews(svc AnalyticsExporter) http.HandlerFunc {
 // or unknown, and answers what export finds.
 func analyticsExport[T any](export func(context.Context, string, analytics.Query) (T, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		params, e := onlyQuery(r, "dateFrom", "dateTo", "limit", "offset")
+		params, e := httpx.OnlyQuery(r, "dateFrom", "dateTo", "limit", "offset")
 		if e != nil {
-			WriteError(w, r, e)
+			httpx.WriteError(w, r, e)
 			return
 		}
 		q, problems := analytics.ParseQuery(params.Get)
 		if problems != nil {
-			WriteError(w, r, invalidProblems(problems))
+			httpx.WriteError(w, r, invalidProblems(problems))
 			return
 		}
 		out, err := export(r.Context(), mux.Vars(r)["projectId"], q)
 		if err != nil {
-			writeInternal(w, r, err)
+			httpx.WriteInternal(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, out)
+		httpx.WriteJSON(w, http.StatusOK, out)
 	}
 }
 
 // invalidProblems is the 400 for a domain's list of invalid fields.
-func invalidProblems(problems []analytics.Problem) *Error {
-	details := make([]FieldError, len(problems))
+func invalidProblems(problems []analytics.Problem) *httpx.Error {
+	details := make([]httpx.FieldError, len(problems))
 	names := make([]string, len(problems))
 	for i, p := range problems {
-		details[i] = FieldError{Field: p.Field, Message: p.Message}
+		details[i] = httpx.FieldError{Field: p.Field, Message: p.Message}
 		names[i] = p.Field
 	}
 	if len(problems) == 1 {
-		return Invalid(problems[0].Message, details...)
+		return httpx.Invalid(problems[0].Message, details...)
 	}
-	return Invalid(fmt.Sprintf("%d fields are invalid: %s.", len(problems), strings.Join(names, ", ")), details...)
+	return httpx.Invalid(fmt.Sprintf("%d fields are invalid: %s.", len(problems), strings.Join(names, ", ")), details...)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/model"
 )
@@ -49,13 +50,13 @@ func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 	svc := analytics.NewService(d, cls)
 	r := mux.NewRouter()
 	api := r.PathPrefix("/v1/analytics/{projectId}").Subrouter()
-	api.Use(handlers.LimitBody, handlers.RequireAPIKey(keys))
+	api.Use(httpx.LimitBody, handlers.RequireAPIKey(keys))
 	api.Handle("/visitors", handlers.AnalyticsVisitors(svc)).Methods(http.MethodGet)
 	api.Handle("/views", handlers.AnalyticsViews(svc)).Methods(http.MethodGet)
 	api.Handle("/events", handlers.AnalyticsEvents(svc)).Methods(http.MethodPost)
 	r.Handle("/js/folio.js", handlers.TrackerScript([]byte("//js"))).Methods(http.MethodGet)
 	r.Handle("/api/event", handlers.TrackerEvent(svc, handlers.TrackerLimits{PerSecond: 0.001, Burst: 5})).Methods(http.MethodPost, http.MethodOptions)
-	srv := httptest.NewServer(handlers.Observe(slog.New(slog.NewTextHandler(io.Discard, nil)))(r))
+	srv := httptest.NewServer(httpx.Observe(slog.New(slog.NewTextHandler(io.Discard, nil)))(r))
 	t.Cleanup(srv.Close)
 	return analyticsServer{url: srv.URL, project: p.ID, key: key, db: d}
 }

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // BrowserTracker records the tracker's page views.
@@ -60,19 +61,19 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		ip := clientIP(r)
+		ip := httpx.ClientIP(r)
 		if ok, wait := lim.allow(ip, time.Now()); !ok {
-			setRetryAfter(w, wait)
-			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many events from this address; retry in %d seconds.", max(1, seconds(wait))))
+			httpx.SetRetryAfter(w, wait)
+			httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Too many events from this address; retry in %d seconds.", max(1, httpx.Seconds(wait))))
 			return
 		}
 		var ev trackerEvent
-		if e := decodeJSON(r, &ev); e != nil {
-			WriteError(w, r, e)
+		if e := httpx.DecodeJSON(r, &ev); e != nil {
+			httpx.WriteError(w, r, e)
 			return
 		}
 		if ev.Project == "" {
-			WriteError(w, r, InvalidField("project", "The project is required (the script's data-project attribute)."))
+			httpx.WriteError(w, r, httpx.InvalidField("project", "The project is required (the script's data-project attribute)."))
 			return
 		}
 		_, err := svc.TrackBrowserView(r.Context(), analytics.BrowserView{
@@ -81,13 +82,13 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 		})
 		switch {
 		case errors.Is(err, analytics.ErrUnknownProject):
-			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Project not found."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
 		case errors.Is(err, analytics.ErrOriginNotAllowed):
-			WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "This origin is not one of the project's allowed domains."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This origin is not one of the project's allowed domains."))
 		case analytics.IsInvalidPath(err):
-			WriteError(w, r, InvalidField("path", err.Error()))
+			httpx.WriteError(w, r, httpx.InvalidField("path", err.Error()))
 		case err != nil:
-			writeInternal(w, r, err)
+			httpx.WriteInternal(w, r, err)
 		default:
 			w.WriteHeader(http.StatusAccepted)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/model"
 )
@@ -76,7 +77,7 @@ func FuzzTrackerEvent(f *testing.F) {
 				t.Fatalf("202 for origin %q, which the project does not allow", origin)
 			}
 		case http.StatusBadRequest, http.StatusNotFound, http.StatusForbidden, http.StatusRequestEntityTooLarge:
-			var e Error
+			var e httpx.Error
 			if err := json.Unmarshal(w.Body.Bytes(), &e); err != nil || e.Message == "" || e.Code == "" {
 				t.Fatalf("%d for %q with body %q: not the contract's error shape (%v)", w.Code, body, w.Body.Bytes(), err)
 			}

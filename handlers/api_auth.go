@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -25,21 +26,21 @@ func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc {
 			key, err := keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
 			switch {
 			case errors.Is(err, auth.ErrNoKey):
-				WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>."))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>."))
 				return
 			case errors.Is(err, auth.ErrMalformed), errors.Is(err, auth.ErrUnknownKey):
-				WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."))
 				return
 			case err != nil:
-				writeInternal(w, r, err)
+				httpx.WriteInternal(w, r, err)
 				return
 			}
 			if pid, ok := mux.Vars(r)["projectId"]; ok && pid != key.ProjectID {
-				WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Project not found."))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
 				return
 			}
 			if key.Scope != model.ScopeWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {
-				WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "This API key is read-only; a write key is needed for %s.", r.Method))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This API key is read-only; a write key is needed for %s.", r.Method))
 				return
 			}
 			next.ServeHTTP(w, r)

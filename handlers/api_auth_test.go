@@ -17,6 +17,7 @@ import (
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/model"
 )
@@ -47,10 +48,10 @@ func newAPIWorld(t testing.TB) *apiWorld {
 	w.d.RevokeAPIKey(ctx, w.p.ID, rec.ID)
 
 	r := mux.NewRouter()
-	r.NotFoundHandler = handlers.Unmatched(r)
+	r.NotFoundHandler = httpx.Unmatched(r)
 	r.MethodNotAllowedHandler = r.NotFoundHandler
 	api := r.PathPrefix("/v2/agent/{projectId}").Subrouter()
-	api.Use(handlers.LimitBody, handlers.RequireAPIKey(w.keys))
+	api.Use(httpx.LimitBody, handlers.RequireAPIKey(w.keys))
 	echo := func(rw http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		rw.Header().Set("Content-Type", "application/json")
@@ -59,7 +60,7 @@ func newAPIWorld(t testing.TB) *apiWorld {
 	api.HandleFunc("/probe", echo).Methods(http.MethodGet, http.MethodPost)
 	api.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("secret internals") }).Methods(http.MethodGet)
 	log := slog.New(slog.NewTextHandler(w.logs, nil))
-	w.srv = httptest.NewServer(handlers.Observe(log)(r))
+	w.srv = httptest.NewServer(httpx.Observe(log)(r))
 	t.Cleanup(w.srv.Close)
 	return w
 }
@@ -166,7 +167,7 @@ func TestErrorsAreJSON(t *testing.T) {
 		}
 	})
 	t.Run("body over 1 MiB", func(t *testing.T) {
-		big := bytes.Repeat([]byte("a"), handlers.MaxBodyBytes+1)
+		big := bytes.Repeat([]byte("a"), httpx.MaxBodyBytes+1)
 		res, body := w.do(t, "POST", "/v2/agent/"+w.p.ID+"/probe", w.write, bytes.NewReader(big))
 		if res.StatusCode != 413 || body["code"] != "payload_too_large" {
 			t.Fatalf("%d %v, want 413 payload_too_large", res.StatusCode, body)

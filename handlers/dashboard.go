@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/projects"
 )
@@ -56,7 +57,7 @@ type Dashboard struct {
 	keys         KeyIssuer
 	jobs         DashboardJobs // nil in a process without Redis: the job pages are not mounted
 	sessions     *scs.SessionManager
-	attempts     *SignInLimiter
+	attempts     *httpx.SignInLimiter
 	accounts     Accounts
 	defaultModel string
 	log          *slog.Logger
@@ -65,7 +66,7 @@ type Dashboard struct {
 	baseURL      string
 	projects     ProjectService
 	// addressAttempts caps failed sign-ins per IP address across emails.
-	addressAttempts *SignInLimiter
+	addressAttempts *httpx.SignInLimiter
 	invites         InvitationService
 	eventKeepAlive  time.Duration // of the job pages' event streams
 }
@@ -76,7 +77,7 @@ type DashboardConfig struct {
 	Keys         KeyIssuer
 	Jobs         DashboardJobs
 	Sessions     *scs.SessionManager
-	Attempts     *SignInLimiter
+	Attempts     *httpx.SignInLimiter
 	Accounts     Accounts
 	DefaultModel string // FOLIO_MODEL, shown where a project has none
 	Log          *slog.Logger
@@ -95,9 +96,9 @@ func NewDashboard(c DashboardConfig) *Dashboard {
 		accounts: c.Accounts, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
 		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, projects: c.Projects, eventKeepAlive: c.EventKeepAlive}
 	if d.eventKeepAlive <= 0 {
-		d.eventKeepAlive = DefaultKeepAlive
+		d.eventKeepAlive = httpx.DefaultKeepAlive
 	}
-	d.addressAttempts = NewSignInLimiter(5*c.Attempts.Max, c.Attempts.Window)
+	d.addressAttempts = httpx.NewSignInLimiter(5*c.Attempts.Max, c.Attempts.Window)
 	d.csrf.SetDenyHandler(http.HandlerFunc(d.crossOriginRefused))
 	return d
 }
@@ -110,11 +111,11 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, c
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	if err := c.Render(r.Context(), w); err != nil {
-		if clientGone(r) {
-			logClientGone(r, err)
+		if httpx.ClientGone(r) {
+			httpx.LogClientGone(r, err)
 			return
 		}
-		logger(r.Context()).Error("render page", "request_id", RequestID(r.Context()), "path", r.URL.Path, "err", err)
+		httpx.Logger(r.Context()).Error("render page", "request_id", httpx.RequestID(r.Context()), "path", r.URL.Path, "err", err)
 	}
 }
 
@@ -146,8 +147,8 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 // pageError renders an error page; a 500 logs its cause and shows only the
 // request id. A failure met because the client went away is a 400.
 func (d *Dashboard) pageError(w http.ResponseWriter, r *http.Request, status int, err error) {
-	if status >= 500 && clientGone(r) {
-		logClientGone(r, err)
+	if status >= 500 && httpx.ClientGone(r) {
+		httpx.LogClientGone(r, err)
 		status = http.StatusBadRequest
 	}
 	v := components.ErrorView{Status: status}
@@ -155,15 +156,15 @@ func (d *Dashboard) pageError(w http.ResponseWriter, r *http.Request, status int
 	case http.StatusBadRequest:
 		v.Title, v.Message = "Incomplete request", "The form did not arrive in full. Go back and submit it again."
 	case http.StatusRequestEntityTooLarge:
-		v.Title, v.Message = "Form too large", fmt.Sprintf("A form may carry at most %d bytes.", MaxBodyBytes)
+		v.Title, v.Message = "Form too large", fmt.Sprintf("A form may carry at most %d bytes.", httpx.MaxBodyBytes)
 	case http.StatusNotFound:
 		v.Title, v.Message = "Page not found", "There is nothing here, or it belongs to a project you are not a member of."
 	case http.StatusForbidden:
 		v.Title, v.Message = "Request refused", "This form was posted from another site. Go back to Folio, reload the page and try again."
 	default:
-		v.Status, v.RequestID = http.StatusInternalServerError, RequestID(r.Context())
+		v.Status, v.RequestID = http.StatusInternalServerError, httpx.RequestID(r.Context())
 		v.Title, v.Message = "Something went wrong", "Folio could not complete this request. Try again; if it keeps failing, give your operator the request id."
-		logger(r.Context()).Error("internal error", "request_id", v.RequestID, "method", r.Method, "path", r.URL.Path, "err", err)
+		httpx.Logger(r.Context()).Error("internal error", "request_id", v.RequestID, "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	d.render(w, r, v.Status, components.ErrorPage(d.shell(r, v.Title), v))
 }

@@ -6,6 +6,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // pageCSP allows only Folio's own scripts and styles: no inline script, no
@@ -35,27 +37,27 @@ func (d *Dashboard) Protect(next http.Handler) http.Handler {
 // parseForm is the one reader of posted forms. r.PostFormValue would
 // ignore a body cut short and carry on with the part that arrived; here
 // that is a 400 (and a form too large a 413), before any handler runs.
-func parseForm(r *http.Request) *Error {
+func parseForm(r *http.Request) *httpx.Error {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
 	default:
 		return nil
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/x-www-form-urlencoded" {
-		data, e := readBody(r, MaxBodyBytes)
+		data, e := httpx.ReadBody(r, httpx.MaxBodyBytes)
 		if e != nil {
 			return e
 		}
 		r.Body = io.NopCloser(bytes.NewReader(data))
 	}
 	if err := r.ParseForm(); err != nil {
-		return Invalid("The form is malformed: " + err.Error())
+		return httpx.Invalid("The form is malformed: " + err.Error())
 	}
 	return nil
 }
 
 func (d *Dashboard) crossOriginRefused(w http.ResponseWriter, r *http.Request) {
-	logger(r.Context()).Warn("cross-origin form post refused", "request_id", RequestID(r.Context()), "path", r.URL.Path,
+	httpx.Logger(r.Context()).Warn("cross-origin form post refused", "request_id", httpx.RequestID(r.Context()), "path", r.URL.Path,
 		"origin", r.Header.Get("Origin"), "sec_fetch_site", r.Header.Get("Sec-Fetch-Site"))
 	d.pageError(w, r, http.StatusForbidden, nil)
 }

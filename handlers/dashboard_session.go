@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/folio-docs/folio/accounts"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -196,11 +197,11 @@ func localPath(next, fallback string) string {
 // SessionStoreError answers a session the store could not load or save:
 // a 500, unless the client went away, which is no fault of the server.
 func SessionStoreError(w http.ResponseWriter, r *http.Request, err error) {
-	if clientGone(r) {
-		logClientGone(r, err)
+	if httpx.ClientGone(r) {
+		httpx.LogClientGone(r, err)
 		http.Error(w, "The request was cut short.", http.StatusBadRequest)
 		return
 	}
-	logger(r.Context()).Error("session store", "request_id", RequestID(r.Context()), "path", r.URL.Path, "err", err)
+	httpx.Logger(r.Context()).Error("session store", "request_id", httpx.RequestID(r.Context()), "path", r.URL.Path, "err", err)
 	http.Error(w, "Folio could not read your session; try again.", http.StatusInternalServerError)
 }

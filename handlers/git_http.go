@@ -16,6 +16,7 @@ import (
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -34,9 +35,9 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 	lim := newWorkerLimiter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := mux.Vars(r)["projectId"]
-		ip := clientIP(r)
+		ip := httpx.ClientIP(r)
 		if ok, _ := lim.failures.Allow(ip); !ok {
-			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many failed sign-ins; retry later."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Too many failed sign-ins; retry later."))
 			return
 		}
 		_, pass, hasAuth := r.BasicAuth()
@@ -52,43 +53,43 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 					lim.failures.Fail(ip)
 				}
 				w.Header().Set("WWW-Authenticate", `Basic realm="folio", charset="UTF-8"`)
-				WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "Sign in with any user name and a key of the project as the password."))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Sign in with any user name and a key of the project as the password."))
 				return
 			case err != nil:
-				writeInternal(w, r, err)
+				httpx.WriteInternal(w, r, err)
 				return
 			case key.ProjectID != id:
-				WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Repository not found."))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Repository not found."))
 				return
 			}
 		}
 		push := strings.HasSuffix(r.URL.Path, "/git-receive-pack") || r.URL.Query().Get("service") == "git-receive-pack"
 		if push && !worker {
-			WriteError(w, r, NewError(http.StatusForbidden, CodeForbidden, "Only Folio's workers may push to this repository."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "Only Folio's workers may push to this repository."))
 			return
 		}
 		if push {
 			// Without the hook, nothing would keep the push to folio/*.
 			if _, err := os.Stat(filepath.Join(hooksDir, "pre-receive")); err != nil {
-				writeInternal(w, r, fmt.Errorf("git: the pre-receive hook is missing, pushes are refused: %w", err))
+				httpx.WriteInternal(w, r, fmt.Errorf("git: the pre-receive hook is missing, pushes are refused: %w", err))
 				return
 			}
 		}
 		p, err := projects.ProjectByID(r.Context(), id)
 		if errors.Is(err, db.ErrNotFound) {
-			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Repository not found."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Repository not found."))
 			return
 		} else if err != nil {
-			writeInternal(w, r, err)
+			httpx.WriteInternal(w, r, err)
 			return
 		}
 		kind, location, err := codehost.ParseRepository(p.Repository)
 		if err != nil || kind != codehost.KindLocal {
-			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "This project's repository is not served by Folio."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "This project's repository is not served by Folio."))
 			return
 		}
 		if lookErr != nil {
-			writeInternal(w, r, lookErr)
+			httpx.WriteInternal(w, r, lookErr)
 			return
 		}
 		// PATH_INFO is what follows the repository's URL; with the repository

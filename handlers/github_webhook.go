@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // maxWebhookBytes is GitHub's own cap on a delivery.
@@ -30,35 +31,35 @@ type JobArchiver interface {
 func GitHubWebhook(secret string, jobs JobArchiver) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if secret == "" {
-			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "GitHub webhooks are not configured (FOLIO_GITHUB_WEBHOOK_SECRET)."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "GitHub webhooks are not configured (FOLIO_GITHUB_WEBHOOK_SECRET)."))
 			return
 		}
-		body, e := readBody(r, maxWebhookBytes)
+		body, e := httpx.ReadBody(r, maxWebhookBytes)
 		if e != nil {
-			WriteError(w, r, e)
+			httpx.WriteError(w, r, e)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		closed, err := github.ParseWebhook(r, secret)
 		switch {
 		case errors.Is(err, github.ErrBadSignature):
-			WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "The delivery's X-Hub-Signature-256 does not match the webhook secret."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "The delivery's X-Hub-Signature-256 does not match the webhook secret."))
 			return
 		case err != nil:
-			WriteError(w, r, Invalid(err.Error()))
+			httpx.WriteError(w, r, httpx.Invalid(err.Error()))
 			return
 		case closed == nil:
-			writeJSON(w, http.StatusOK, map[string]any{"ignored": true})
+			httpx.WriteJSON(w, http.StatusOK, map[string]any{"ignored": true})
 			return
 		}
 		if err := jobs.ArchiveForPullRequest(r.Context(), *closed); err != nil {
 			if errors.Is(err, db.ErrNotFound) {
-				writeJSON(w, http.StatusOK, map[string]any{"ignored": true})
+				httpx.WriteJSON(w, http.StatusOK, map[string]any{"ignored": true})
 				return
 			}
-			writeInternal(w, r, err)
+			httpx.WriteInternal(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"archived": closed.JobID, "merged": closed.Merged})
+		httpx.WriteJSON(w, http.StatusOK, map[string]any{"archived": closed.JobID, "merged": closed.Merged})
 	})
 }

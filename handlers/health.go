@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // Pinger is a dependency whose reachability decides readiness.
@@ -13,7 +15,7 @@ type Pinger interface {
 
 // Healthz answers while the process is alive.
 func Healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // Readyz answers 200 when every named dependency answers a ping, else 503
@@ -26,7 +28,7 @@ func Readyz(deps map[string]Pinger) http.HandlerFunc {
 		status := http.StatusOK
 		for name, p := range deps {
 			if err := p.Ping(ctx); err != nil {
-				logger(ctx).Warn("readiness check failed", "dependency", name, "err", err)
+				httpx.Logger(ctx).Warn("readiness check failed", "dependency", name, "err", err)
 				checks[name] = "unavailable"
 				status = http.StatusServiceUnavailable
 				continue
@@ -34,9 +36,9 @@ func Readyz(deps map[string]Pinger) http.HandlerFunc {
 			checks[name] = "ok"
 		}
 		if status != http.StatusOK {
-			writeJSON(w, status, map[string]any{"error": "Folio is not ready: a dependency is unavailable.", "code": CodeUnavailable, "checks": checks})
+			httpx.WriteJSON(w, status, map[string]any{"error": "Folio is not ready: a dependency is unavailable.", "code": httpx.CodeUnavailable, "checks": checks})
 			return
 		}
-		writeJSON(w, status, map[string]any{"status": "ok", "checks": checks})
+		httpx.WriteJSON(w, status, map[string]any{"status": "ok", "checks": checks})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
@@ -35,7 +36,7 @@ type JobService interface {
 	Messages(ctx context.Context, projectID, id string) ([]jobs.Message, error)
 	Changes(ctx context.Context, projectID, id string) (codehost.Changes, model.Job, error)
 	Merge(ctx context.Context, projectID, id string) (model.Job, error)
-	JobEventSource
+	httpx.JobEventSource
 }
 
 // Jobs serves the agent job API (CONTRACT §2) under /v2/agent/{projectId}.
@@ -48,7 +49,7 @@ type Jobs struct {
 // event stream says it is alive (0: DefaultKeepAlive).
 func NewJobs(svc JobService, keepAlive time.Duration) *Jobs {
 	if keepAlive <= 0 {
-		keepAlive = DefaultKeepAlive
+		keepAlive = httpx.DefaultKeepAlive
 	}
 	return &Jobs{svc: svc, keepAlive: keepAlive}
 }
@@ -68,9 +69,9 @@ type createRequest struct {
 // decodeBody reads a JSON body into dst. On a bad body it answers the
 // error, with the quota of limit in the headers, and reports false.
 func (h *Jobs) decodeBody(w http.ResponseWriter, r *http.Request, limit string, dst any) bool {
-	if e := decodeJSON(r, dst); e != nil {
-		setQuota(w, h.svc.Quota(r.Context(), projectID(r), limit))
-		WriteError(w, r, e)
+	if e := httpx.DecodeJSON(r, dst); e != nil {
+		httpx.SetQuota(w, h.svc.Quota(r.Context(), projectID(r), limit))
+		httpx.WriteError(w, r, e)
 		return false
 	}
 	return true
@@ -92,8 +93,8 @@ func (h *Jobs) decodePrompt(w http.ResponseWriter, r *http.Request, limit string
 // idempotencyKey reads the Idempotency-Key header, or answers why it is refused.
 func idempotencyKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 	key := r.Header.Get("Idempotency-Key")
-	if len(key) > MaxIdempotencyKey {
-		WriteError(w, r, InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
+	if len(key) > httpx.MaxIdempotencyKey {
+		httpx.WriteError(w, r, httpx.InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
 		return "", false
 	}
 	return key, true
@@ -106,30 +107,30 @@ func writeJobError(w http.ResponseWriter, r *http.Request, err error) {
 	var fe *jobs.FieldError
 	switch {
 	case errors.As(err, &pe):
-		WriteError(w, r, InvalidField("prompt", pe.Message))
+		httpx.WriteError(w, r, httpx.InvalidField("prompt", pe.Message))
 	case errors.As(err, &fe):
-		WriteError(w, r, InvalidField(fe.Field, fe.Message))
+		httpx.WriteError(w, r, httpx.InvalidField(fe.Field, fe.Message))
 	case errors.As(err, &rl):
-		setRetryAfter(w, rl.Quota.Reset)
-		WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Rate limit exceeded: %d requests per hour for this project; retry after the Retry-After seconds.", rl.Quota.Limit))
+		httpx.SetRetryAfter(w, rl.Quota.Reset)
+		httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Rate limit exceeded: %d requests per hour for this project; retry after the Retry-After seconds.", rl.Quota.Limit))
 	case errors.Is(err, jobs.ErrNotFound):
-		WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Job not found."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Job not found."))
 	case errors.Is(err, jobs.ErrArchived):
-		WriteError(w, r, NewError(http.StatusConflict, CodeJobArchived, "The job is archived; it cannot be changed."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeJobArchived, "The job is archived; it cannot be changed."))
 	case errors.Is(err, jobs.ErrBusy):
-		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "The agent is still working on the job; merge once its turn ends."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The agent is still working on the job; merge once its turn ends."))
 	case errors.Is(err, jobs.ErrNothingToMerge):
-		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "There is nothing to merge: the job's branch brings no change to its ref."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "There is nothing to merge: the job's branch brings no change to its ref."))
 	case errors.Is(err, jobs.ErrMergeConflict):
-		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "The job's branch does not merge cleanly into its ref; nothing was merged. Send a follow-up to redo the change on top of the ref."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The job's branch does not merge cleanly into its ref; nothing was merged. Send a follow-up to redo the change on top of the ref."))
 	case errors.Is(err, jobs.ErrNotActive):
-		WriteError(w, r, NewError(http.StatusConflict, CodeConflict, "The job is not active; only an active job can be cancelled."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The job is not active; only an active job can be cancelled."))
 	case errors.Is(err, jobs.ErrIdempotencyConflict):
-		WriteError(w, r, NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different request body."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different request body."))
 	case errors.Is(err, jobs.ErrUnavailable):
-		WriteError(w, r, NewError(http.StatusServiceUnavailable, CodeUnavailable, "The job queue is unavailable; nothing was stored. Try again shortly."))
+		httpx.WriteError(w, r, httpx.NewError(http.StatusServiceUnavailable, httpx.CodeUnavailable, "The job queue is unavailable; nothing was stored. Try again shortly."))
 	default:
-		writeInternal(w, r, err)
+		httpx.WriteInternal(w, r, err)
 	}
 }
 
@@ -139,7 +140,7 @@ func writeJob(w http.ResponseWriter, r *http.Request, status int, j model.Job, e
 		writeJobError(w, r, err)
 		return
 	}
-	writeJSON(w, status, jobs.View(j))
+	httpx.WriteJSON(w, status, jobs.View(j))
 }
 
 func projectID(r *http.Request) string { return mux.Vars(r)["projectId"] }

@@ -1,6 +1,10 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/folio-docs/folio/handlers/httpx"
+)
 
 // Changes is GET /job/{id}/changes: the job's branch against its ref.
 func (h *Jobs) Changes(w http.ResponseWriter, r *http.Request) {
@@ -9,7 +13,7 @@ func (h *Jobs) Changes(w http.ResponseWriter, r *http.Request) {
 		writeJobError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, c)
+	httpx.WriteJSON(w, http.StatusOK, c)
 }
 
 // Merge is POST /job/{id}/merge: land the branch in the ref and archive

@@ -3,11 +3,9 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 )
-
-// MaxIdempotencyKey is the longest Idempotency-Key accepted.
-const MaxIdempotencyKey = 255
 
 // Create is POST /job: start a job (201), honouring Idempotency-Key. The
 // body may name a ref and a model beyond the seed's prompt.
@@ -21,7 +19,7 @@ func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := h.svc.Start(r.Context(), projectID(r), jobs.NewJob{Prompt: req.Prompt, Ref: req.Ref, Model: req.Model}, key)
-	setQuota(w, c.Quota)
+	httpx.SetQuota(w, c.Quota)
 	if c.Replayed && err == nil {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -34,10 +32,10 @@ func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
 	models, def, err := h.svc.Models(r.Context(), projectID(r))
 	if err != nil {
 		if err == jobs.ErrNotFound {
-			WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Project not found."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
 			return
 		}
-		writeInternal(w, r, err)
+		httpx.WriteInternal(w, r, err)
 		return
 	}
 	type model struct {
@@ -47,5 +45,5 @@ func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
 	for i, m := range models {
 		out[i] = model{m}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"models": out, "default": def})
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"models": out, "default": def})
 }

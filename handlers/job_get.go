@@ -1,6 +1,10 @@
 package handlers
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/folio-docs/folio/handlers/httpx"
+)
 
 // Get is GET /job/{id}: the polling endpoint.
 func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
@@ -9,7 +13,7 @@ func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
 		writeJobError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, j)
+	httpx.WriteJSON(w, http.StatusOK, j)
 }
 
 // Archive is POST /job/{id}/archive.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 )
 
@@ -17,7 +18,7 @@ func (h *Jobs) Message(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c, err := h.svc.FollowUp(r.Context(), projectID(r), jobID(r), prompt, key)
-	setQuota(w, c.Quota)
+	httpx.SetQuota(w, c.Quota)
 	if c.Replayed && err == nil {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
@@ -31,5 +32,5 @@ func (h *Jobs) Messages(w http.ResponseWriter, r *http.Request) {
 		writeJobError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"messages": ms})
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"messages": ms})
 }

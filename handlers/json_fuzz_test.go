@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // jsonSeeds are bodies the API really receives, and near misses of them.
@@ -27,7 +29,7 @@ var jsonSeeds = []string{
 	`{`, ``, `null`, `"x"`,
 }
 
-// decodeTargets are the request types decodeJSON fills in the API.
+// decodeTargets are the request types httpx.DecodeJSON fills in the API.
 func decodeTargets() []func() any {
 	return []func() any{
 		func() any { return new(promptRequest) },
@@ -51,7 +53,7 @@ func FuzzDecodeJSON(f *testing.F) {
 			r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
 			r.Header.Set("Content-Type", contentType)
 			dst := newDst()
-			e := decodeJSON(r, dst)
+			e := httpx.DecodeJSON(r, dst)
 			if e != nil {
 				checkErrorShape(t, e)
 				continue
@@ -64,7 +66,7 @@ func FuzzDecodeJSON(f *testing.F) {
 			again := newDst()
 			r = httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(out))
 			r.Header.Set("Content-Type", "application/json")
-			if e := decodeJSON(r, again); e != nil {
+			if e := httpx.DecodeJSON(r, again); e != nil {
 				t.Fatalf("%T: %s decoded from %q is refused: %v", dst, out, body, e)
 			}
 			if !reflect.DeepEqual(dst, again) {
@@ -75,7 +77,7 @@ func FuzzDecodeJSON(f *testing.F) {
 }
 
 // checkErrorShape asserts e is an error the contract allows for a bad body.
-func checkErrorShape(t *testing.T, e *Error) {
+func checkErrorShape(t *testing.T, e *httpx.Error) {
 	t.Helper()
 	switch e.Status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType:
@@ -91,16 +93,18 @@ func checkErrorShape(t *testing.T, e *Error) {
 		}
 	}
 	rec := httptest.NewRecorder()
-	WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), e)
+	httpx.WriteError(rec, httptest.NewRequest(http.MethodGet, "/", nil), e)
 	var got map[string]any
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || got["error"] != e.Message || got["code"] != e.Code {
 		t.Fatalf("the error body %q does not carry error and code (%v)", rec.Body.Bytes(), err)
 	}
 }
 
-// FuzzUnknownFieldPath: the path finder agrees with encoding/json. A body
-// it accepts has no unknown path; a body it refuses for an unknown field
-// gets a path that ends with that field, and decodeJSON names that path.
+// FuzzUnknownFieldPath: on the API's request bodies, the path finder
+// agrees with encoding/json. A body it accepts has no unknown path; a body
+// it refuses for an unknown field gets a path that ends with that field,
+// and httpx.DecodeJSON names that path. (httpx fuzzes the finder on a type
+// of every shape.)
 func FuzzUnknownFieldPath(f *testing.F) {
 	for _, s := range jsonSeeds {
 		f.Add(s)
@@ -111,11 +115,11 @@ func FuzzUnknownFieldPath(f *testing.F) {
 	f.Add(`{"ptr":{"name":"x","-":"named","hidden":1}}`)
 	f.Add(`{"arr":[{"a":1},{"b":2}],"KIND":"x","pathEmbedded":{}}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		for _, dst := range []any{&pathOuter{}, &eventsRequest{}, &promptRequest{}} {
+		for _, dst := range []any{&eventsRequest{}, &promptRequest{}} {
 			dec := json.NewDecoder(strings.NewReader(body))
 			dec.DisallowUnknownFields()
 			err := dec.Decode(reflect.New(reflect.TypeOf(dst).Elem()).Interface())
-			path := unknownFieldPath([]byte(body), reflect.TypeOf(dst))
+			path := httpx.UnknownFieldPath([]byte(body), reflect.TypeOf(dst))
 			if err == nil {
 				if path != "" {
 					t.Fatalf("%T: encoding/json accepts %q, yet the path finder reports %q", dst, body, path)

@@ -3,6 +3,8 @@ package handlers
 import (
 	"maps"
 	"net/http"
+
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // OpenAPIPart is one area's share of the OpenAPI document: its paths
@@ -61,7 +63,7 @@ func mergeOperations(into map[string]any, ops map[string]map[string]any) {
 // OpenAPI serves a document built once.
 func OpenAPI(doc map[string]any) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, doc)
+		httpx.WriteJSON(w, http.StatusOK, doc)
 	}
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 )
 
@@ -29,7 +30,7 @@ func AgentOpenAPI() OpenAPIPart {
 	create := operation("createJob", "Start an agent job.", 201, ref("Job"), errs(400, 409, 413, 415, 429, 503)...)
 	idemKey := map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
 		"description": "The same key with the same body within 24 hours returns the same job (Idempotent-Replayed: true) and does not count against the rate limit; with another body, 409 idempotency_conflict.",
-		"schema":      map[string]any{"type": "string", "maxLength": MaxIdempotencyKey}}
+		"schema":      map[string]any{"type": "string", "maxLength": httpx.MaxIdempotencyKey}}
 	create["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("CreateJobRequest"))}
 	create["parameters"] = []any{project, idemKey}
 	message := operation("sendJobMessage", "Send a follow-up prompt; processed asynchronously. On an active job it is queued and given to the agent with the others queued, in order, in the next turn.", 200, ref("Job"), errs(400, 409, 413, 415, 429, 503)...)

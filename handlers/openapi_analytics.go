@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // AnalyticsOpenAPI describes the analytics API (CONTRACT §3).
@@ -41,7 +42,7 @@ func AnalyticsOpenAPI() OpenAPIPart {
 		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	events["parameters"] = []any{project, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
 		"description": "The same key with the same events within 24 hours stores nothing more and returns the first answer (with Idempotent-Replayed: true); with other events, 409 idempotency_conflict.",
-		"schema":      map[string]any{"type": "string", "maxLength": MaxIdempotencyKey}}}
+		"schema":      map[string]any{"type": "string", "maxLength": httpx.MaxIdempotencyKey}}}
 	events["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("EventBatch"))}
 
 	noKey := []any{} // the browser must never hold an admin key

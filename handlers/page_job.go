@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
@@ -54,7 +55,7 @@ func (d *Dashboard) JobEvents(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		after, _ = jobs.ParseEventCursor(r.URL.Query().Get("after"))
 	}
-	streamJobEvents(w, r, d.jobs, d.eventKeepAlive, p.ID, mux.Vars(r)["jobId"], after, func(w http.ResponseWriter, r *http.Request, err error) {
+	httpx.StreamJobEvents(w, r, d.jobs, d.eventKeepAlive, p.ID, mux.Vars(r)["jobId"], after, func(w http.ResponseWriter, r *http.Request, err error) {
 		if errors.Is(err, jobs.ErrNotFound) {
 			d.pageError(w, r, http.StatusNotFound, nil)
 			return

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
@@ -26,7 +27,7 @@ func (d *Dashboard) renderChanges(w http.ResponseWriter, r *http.Request, status
 		j = stored
 	} else {
 		// The repository moved, the branch was deleted or the host is away: say so on the page.
-		logger(r.Context()).Warn("review page changes", "request_id", RequestID(r.Context()), "job_id", j.ID, "err", err)
+		httpx.Logger(r.Context()).Warn("review page changes", "request_id", httpx.RequestID(r.Context()), "job_id", j.ID, "err", err)
 		if problem == "" {
 			problem = "Folio could not read this branch's changes from " + j.Repository + ": the repository or the branch may have moved, or the code host did not answer."
 		}

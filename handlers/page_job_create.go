@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // JobCreate launches a job with the form's prompt, the same call as the
@@ -17,7 +18,7 @@ func (d *Dashboard) JobCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	prompt := strings.TrimSpace(r.PostFormValue("prompt"))
 	key := r.PostFormValue("idempotency_key")
-	if len(key) > MaxIdempotencyKey {
+	if len(key) > httpx.MaxIdempotencyKey {
 		key = ""
 	}
 	_, err := d.jobs.Create(r.Context(), p.ID, prompt, key)

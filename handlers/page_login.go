@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // LoginForm shows the sign-in form; a signed-in admin goes to the projects.
@@ -27,13 +28,13 @@ func (d *Dashboard) LoginForm(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	v := components.LoginView{Email: email, Next: r.PostFormValue("next"), Expired: d.hasKeptForm(r)}
-	limitKey, addressKey := clientIP(r)+"|"+strings.ToLower(email), clientIP(r)
+	limitKey, addressKey := httpx.ClientIP(r)+"|"+strings.ToLower(email), httpx.ClientIP(r)
 	ok, wait := d.attempts.Allow(limitKey)
 	if ok {
 		ok, wait = d.addressAttempts.Allow(addressKey)
 	}
 	if !ok {
-		setRetryAfter(w, wait)
+		httpx.SetRetryAfter(w, wait)
 		v.Error = fmt.Sprintf("Too many failed sign-ins. Try again in %s.", waitText(wait))
 		d.renderLogin(w, r, http.StatusTooManyRequests, v)
 		return

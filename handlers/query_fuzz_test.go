@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // FuzzQueryParams: the export and list query parsers either accept a query
@@ -34,7 +35,7 @@ func FuzzQueryParams(f *testing.F) {
 		r.URL.RawQuery = rawQuery
 
 		// The export's parameters, as analyticsExport reads them.
-		q, e := queryOf(r, exportNames...)
+		q, e := httpx.QueryOf(r, exportNames...)
 		if e != nil {
 			checkNamed(t, rawQuery, e, exportNames)
 		} else {
@@ -57,7 +58,7 @@ func FuzzQueryParams(f *testing.F) {
 		}
 
 		// The job list's parameters, as List reads them.
-		q, e = queryOf(r, listNames...)
+		q, e = httpx.QueryOf(r, listNames...)
 		if e != nil {
 			checkNamed(t, rawQuery, e, listNames)
 			return
@@ -89,7 +90,7 @@ func FuzzQueryParams(f *testing.F) {
 }
 
 // checkNamed asserts e is a 400 about exactly one of names.
-func checkNamed(t *testing.T, rawQuery string, e *Error, names []string) {
+func checkNamed(t *testing.T, rawQuery string, e *httpx.Error, names []string) {
 	t.Helper()
 	checkErrorShape(t, e)
 	if e.Status != http.StatusBadRequest || len(e.Details) != 1 || !slices.Contains(names, e.Details[0].Field) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 )
 
@@ -45,11 +46,11 @@ func (t WorkerToken) Matches(secret string) bool {
 type workerLimiter struct {
 	mu       sync.Mutex
 	perIP    map[string]*rate.Limiter
-	failures *SignInLimiter
+	failures *httpx.SignInLimiter
 }
 
 func newWorkerLimiter() *workerLimiter {
-	return &workerLimiter{perIP: map[string]*rate.Limiter{}, failures: NewSignInLimiter(20, time.Minute)}
+	return &workerLimiter{perIP: map[string]*rate.Limiter{}, failures: httpx.NewSignInLimiter(20, time.Minute)}
 }
 
 func (l *workerLimiter) allow(ip string) (bool, time.Duration) {
@@ -79,15 +80,15 @@ func (l *workerLimiter) allow(ip string) (bool, time.Duration) {
 func RequireWorkerToken(token WorkerToken, next http.Handler) http.Handler {
 	lim := newWorkerLimiter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ip := clientIP(r)
+		ip := httpx.ClientIP(r)
 		if ok, wait := lim.allow(ip); !ok {
-			setRetryAfter(w, wait)
-			WriteError(w, r, NewError(http.StatusTooManyRequests, CodeRateLimited, "Too many requests to the worker API; retry later."))
+			httpx.SetRetryAfter(w, wait)
+			httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Too many requests to the worker API; retry later."))
 			return
 		}
 		if !token.Matches(workerSecret(r)) {
 			lim.failures.Fail(ip)
-			WriteError(w, r, NewError(http.StatusUnauthorized, CodeUnauthorized, "A valid worker token (FOLIO_WORKER_TOKEN) is required."))
+			httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "A valid worker token (FOLIO_WORKER_TOKEN) is required."))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -128,15 +129,15 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 				if out == nil {
 					out = jobs.OKResponse{OK: true}
 				}
-				writeJSON(w, http.StatusOK, out)
+				httpx.WriteJSON(w, http.StatusOK, out)
 			case errors.As(err, &tooBig):
-				WriteError(w, r, NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The request body is over %d bytes.", maxWorkerBody))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge, "The request body is over %d bytes.", maxWorkerBody))
 			case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, errBadWorkerRequest):
-				WriteError(w, r, Invalid("The request body is not what "+op+" takes: "+err.Error()))
+				httpx.WriteError(w, r, httpx.Invalid("The request body is not what "+op+" takes: "+err.Error()))
 			case errors.Is(err, db.ErrNotFound):
-				WriteError(w, r, NewError(http.StatusNotFound, CodeNotFound, "Not found."))
+				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Not found."))
 			default:
-				writeInternal(w, r, err)
+				httpx.WriteInternal(w, r, err)
 			}
 		})
 	}

@@ -59,7 +59,7 @@ type Config struct {
 	ServerURL   string
 	WorkerToken string
 	// EventKeepAlive is how often a job's event stream sends a comment
-	// line (handlers.DefaultKeepAlive if zero; tests shorten it).
+	// line (httpx.DefaultKeepAlive if zero; tests shorten it).
 	EventKeepAlive time.Duration
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // benchClient keeps enough idle connections for parallel benchmarks.
@@ -89,13 +90,13 @@ func BenchmarkGetJobServeMux(b *testing.B) {
 	s := newTestServer(b)
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
-	chain := handlers.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs, 0).Get)))
+	chain := httpx.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs, 0).Get)))
 	m := http.NewServeMux()
 	m.Handle("GET /v2/agent/{projectId}/job/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The handlers read path variables the gorilla way.
 		chain.ServeHTTP(w, mux.SetURLVars(r, map[string]string{"projectId": r.PathValue("projectId"), "id": r.PathValue("id")}))
 	}))
-	srv := httptest.NewServer(handlers.Observe(s.app.log)(m))
+	srv := httptest.NewServer(httpx.Observe(s.app.log)(m))
 	defer srv.Close()
 	hammer(b, "GET", srv.URL+"/v2/agent/"+s.project.ID+"/job/"+j["id"].(string), s.key, "", 200)
 }

@@ -6,18 +6,19 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/httpx"
 )
 
 // routes assembles every HTTP route of Folio.
 func (a *app) routes() http.Handler {
-	return handlers.ClientAddress(a.cfg.TrustedProxies)(handlers.Observe(a.log)(a.router()))
+	return httpx.ClientAddress(a.cfg.TrustedProxies)(httpx.Observe(a.log)(a.router()))
 }
 
 func (a *app) router() *mux.Router {
 	r := mux.NewRouter()
-	r.NotFoundHandler = handlers.Unmatched(r)
+	r.NotFoundHandler = httpx.Unmatched(r)
 	r.MethodNotAllowedHandler = r.NotFoundHandler
-	r.Use(handlers.NoteRoute) // runs on matched routes only; the rest count as unmatched
+	r.Use(httpx.NoteRoute) // runs on matched routes only; the rest count as unmatched
 
 	r.HandleFunc("/healthz", handlers.Healthz).Methods(http.MethodGet, http.MethodHead)
 	ready := map[string]handlers.Pinger{"database": a.db}
@@ -32,11 +33,11 @@ func (a *app) router() *mux.Router {
 	// request a regexp match and a variable extraction for the prefix.
 	requireKey := handlers.RequireAPIKey(a.keys)
 	agent := r.NewRoute().Subrouter()
-	agent.Use(handlers.LimitBody, requireKey)
+	agent.Use(httpx.LimitBody, requireKey)
 	a.agentRoutes(agent)
 
 	analytics := r.NewRoute().Subrouter()
-	analytics.Use(handlers.LimitBody, requireKey)
+	analytics.Use(httpx.LimitBody, requireKey)
 	a.analyticsRoutes(analytics)
 	a.trackerRoutes(r)
 

@@ -6,6 +6,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/static"
 )
 
@@ -24,5 +25,5 @@ func (a *app) trackerRoutes(r *mux.Router) {
 	// A page view a second per address, with room for quick navigations.
 	limits := handlers.TrackerLimits{PerSecond: 1, Burst: 20}
 	r.Handle("/js/folio.js", handlers.TrackerScript(static.FolioJS)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/api/event", handlers.LimitBody(handlers.TrackerEvent(a.analytics, limits))).Methods(http.MethodPost, http.MethodOptions)
+	r.Handle("/api/event", httpx.LimitBody(handlers.TrackerEvent(a.analytics, limits))).Methods(http.MethodPost, http.MethodOptions)
 }

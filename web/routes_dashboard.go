@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/projects"
 	"github.com/folio-docs/folio/static"
 )
@@ -44,7 +45,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 	sessions := a.newSessions()
 	d := handlers.NewDashboard(handlers.DashboardConfig{
 		Store: a.db, Keys: a.keys, Jobs: a.jobs, Sessions: sessions,
-		Attempts: handlers.NewSignInLimiter(signInFailures, signInWindow),
+		Attempts: httpx.NewSignInLimiter(signInFailures, signInWindow),
 		Accounts: a.accounts, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
 		// Admins may connect only the repositories the policy allows.
@@ -59,7 +60,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 
 	get := []string{http.MethodGet, http.MethodHead}
 	pages := r.NewRoute().Subrouter()
-	pages.Use(handlers.LimitBody, sessions.LoadAndSave, d.Protect)
+	pages.Use(httpx.LimitBody, sessions.LoadAndSave, d.Protect)
 
 	public := pages.NewRoute().Subrouter()
 	public.Use(d.LoadUser)

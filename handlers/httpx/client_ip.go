@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"net"
@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// clientIP is the peer's address, after ClientAddress has put the real
+// ClientIP is the peer's address, after ClientAddress has put the real
 // client there when the peer is a trusted proxy.
-func clientIP(r *http.Request) string {
+func ClientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"net/http"
@@ -24,7 +24,7 @@ func TestClientAddress(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got string
-			h := ClientAddress(trusted)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = clientIP(r) }))
+			h := ClientAddress(trusted)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = ClientIP(r) }))
 			req := httptest.NewRequest("GET", "/", nil)
 			req.RemoteAddr = c.peer
 			if c.xff != "" {
@@ -38,7 +38,7 @@ func TestClientAddress(t *testing.T) {
 	}
 	t.Run("nothing trusted: the header is ignored", func(t *testing.T) {
 		var got string
-		h := ClientAddress(nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = clientIP(r) }))
+		h := ClientAddress(nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = ClientIP(r) }))
 		req := httptest.NewRequest("GET", "/", nil)
 		req.RemoteAddr = "127.0.0.1:5000"
 		req.Header.Set("X-Forwarded-For", "198.51.100.7")

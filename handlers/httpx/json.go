@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"bytes"
@@ -16,6 +16,9 @@ import (
 // MaxBodyBytes caps every request body (§5: 1 MiB).
 const MaxBodyBytes = 1 << 20
 
+// MaxIdempotencyKey is the longest Idempotency-Key accepted.
+const MaxIdempotencyKey = 255
+
 // jsonAppender is a value that writes its own JSON, as json.Marshal would.
 type jsonAppender interface{ AppendJSON([]byte) []byte }
 
@@ -23,8 +26,8 @@ type jsonAppender interface{ AppendJSON([]byte) []byte }
 // JSON is written on every poll.
 var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
-// writeJSON encodes v as the response body.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// WriteJSON encodes v as the response body.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
 	if a, ok := v.(jsonAppender); ok {
 		// Written out by hand (a job: the polling endpoint); the encoder
 		// would only call MarshalJSON and compact what it gives.
@@ -49,13 +52,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(buf.Bytes())
 }
 
-// fastDecoder is a body type that reads its usual shape itself, faster
-// than encoding/json; decodeFast says false to leave the body to it.
-type fastDecoder interface{ decodeFast(data []byte) bool }
+// FastDecoder is a body type that reads its usual shape itself, faster
+// than encoding/json; DecodeFast says false to leave the body to it.
+type FastDecoder interface{ DecodeFast(data []byte) bool }
 
-// decodeJSON is the one JSON decoder: it checks the media type, caps the
+// DecodeJSON is the one JSON decoder: it checks the media type, caps the
 // size, refuses unknown fields and trailing data, and says which field is wrong.
-func decodeJSON(r *http.Request, dst any) *Error {
+func DecodeJSON(r *http.Request, dst any) *Error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -64,11 +67,11 @@ func decodeJSON(r *http.Request, dst any) *Error {
 	}
 	// Read whole (the decoder would buffer it all anyway), so that an
 	// unknown field can be found again and named with its path.
-	data, e := readBody(r, MaxBodyBytes)
+	data, e := ReadBody(r, MaxBodyBytes)
 	if e != nil {
 		return e
 	}
-	if f, ok := dst.(fastDecoder); ok && f.decodeFast(data) {
+	if f, ok := dst.(FastDecoder); ok && f.DecodeFast(data) {
 		return nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -95,7 +98,7 @@ func decodeJSON(r *http.Request, dst any) *Error {
 		return InvalidField(field, fmt.Sprintf("Field %q must be of type %s.", field, typ.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		path := unknownFieldPath(data, reflect.TypeOf(dst))
+		path := UnknownFieldPath(data, reflect.TypeOf(dst))
 		if path == "" {
 			path = field
 		}

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// unknownFieldPath says where in data the first key lies that the type t
+// UnknownFieldPath says where in data the first key lies that the type t
 // has no field for, as events[1].zz; "" when it finds none. encoding/json
 // names only the key, which in a batch does not say which element is wrong.
 // It runs only once decoding has already failed on an unknown field.
@@ -20,7 +20,7 @@ import (
 // library reports the path without replacing the decoder on every request's
 // path. It costs nothing on valid bodies. Replace it with v2's error once
 // v2 is the default.
-func unknownFieldPath(data []byte, t reflect.Type) string {
+func UnknownFieldPath(data []byte, t reflect.Type) string {
 	path, _ := walkUnknown(json.NewDecoder(bytes.NewReader(data)), t, "")
 	return path
 }

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"fmt"
@@ -8,11 +8,11 @@ import (
 	"strings"
 )
 
-// queryOf returns the request's query once each of the named parameters,
+// QueryOf returns the request's query once each of the named parameters,
 // when present, has exactly one value that is not empty: "?limit=" and
 // "?limit=5&limit=6" are malformed parameters, not absent ones, and a
 // silent default would hide the client's mistake.
-func queryOf(r *http.Request, names ...string) (url.Values, *Error) {
+func QueryOf(r *http.Request, names ...string) (url.Values, *Error) {
 	q := r.URL.Query()
 	for _, name := range names {
 		vs, present := q[name]
@@ -27,10 +27,10 @@ func queryOf(r *http.Request, names ...string) (url.Values, *Error) {
 	return q, nil
 }
 
-// onlyQuery is queryOf for an endpoint that takes no parameter but names:
+// OnlyQuery is QueryOf for an endpoint that takes no parameter but names:
 // an unknown one is refused, naming it (a misspelt "datefrom" must not
 // silently give the unbounded answer).
-func onlyQuery(r *http.Request, names ...string) (url.Values, *Error) {
+func OnlyQuery(r *http.Request, names ...string) (url.Values, *Error) {
 	for name := range r.URL.Query() {
 		if slices.Contains(names, name) {
 			continue
@@ -43,5 +43,5 @@ func onlyQuery(r *http.Request, names ...string) (url.Values, *Error) {
 		}
 		return nil, InvalidField(name, msg)
 	}
-	return queryOf(r, names...)
+	return QueryOf(r, names...)
 }

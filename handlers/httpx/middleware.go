@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"context"
@@ -30,7 +30,7 @@ type request struct {
 	route string // the matched route's template, set by NoteRoute
 	start time.Time
 	// openedIn is, for a stream (a job's events), how long it took to
-	// open: what the duration metric records of it (streamOpened).
+	// open: what the duration metric records of it (StreamOpened).
 	openedIn time.Duration
 }
 
@@ -47,7 +47,7 @@ func RequestID(ctx context.Context) string {
 	return ""
 }
 
-func logger(ctx context.Context) *slog.Logger {
+func Logger(ctx context.Context) *slog.Logger {
 	if rq := requestOf(ctx); rq != nil && rq.log != nil {
 		return rq.log
 	}
@@ -128,12 +128,12 @@ func Observe(log *slog.Logger) func(http.Handler) http.Handler {
 	}
 }
 
-// streamOpened tells Observe that r's response is a stream, open from now
+// StreamOpened tells Observe that r's response is a stream, open from now
 // on: folio_http_request_duration_seconds then records the time it took to
 // open (headers and first events written), so that streams held open for
 // hours do not swamp the histogram of the route; the access log still
 // says how long the stream lasted.
-func streamOpened(r *http.Request) {
+func StreamOpened(r *http.Request) {
 	if rq := requestOf(r.Context()); rq != nil {
 		rq.openedIn = max(time.Since(rq.start), time.Nanosecond)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package httpx
 
 import (
 	"net/http/httptest"
@@ -14,7 +14,7 @@ func TestRetryAfterRoundsUpAndNeverSaysZero(t *testing.T) {
 		want string
 	}{{0, "1"}, {200 * time.Millisecond, "1"}, {time.Second, "1"}, {1100 * time.Millisecond, "2"}, {59*time.Minute + 30*time.Second, "3570"}} {
 		w := httptest.NewRecorder()
-		setRetryAfter(w, c.wait)
+		SetRetryAfter(w, c.wait)
 		if got := w.Header().Get("Retry-After"); got != c.want {
 			t.Errorf("wait %s: Retry-After %q, want %q", c.wait, got, c.want)
 		}

@@ -1,7 +1,11 @@
-// Package handlers speaks Folio's HTTP: it decodes and validates requests,
-// calls one domain function each, and encodes the answer or the contract's
-// error.
-package handlers
+// Package httpx is the plumbing Folio's HTTP doors (handlers/api,
+// handlers/dashboard, handlers/internalapi) share: the contract's error
+// shape and its one writer, the one JSON decoder with limits, query
+// parsing, the request's id, log line and metrics (Observe), the body cap,
+// the client's address, the rate-limit headers, the sign-in limiter, and a
+// job's event stream, which the API and the job page both serve. The doors
+// import it; it imports none of them.
+package httpx
 
 import (
 	"context"
@@ -61,8 +65,8 @@ func InvalidField(field, message string) *Error {
 // WriteError is the one writer of error responses. A server error met
 // because the client went away is the client's: a 400, never a 5xx.
 func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
-	if e.Status >= 500 && clientGone(r) {
-		logClientGone(r, errors.New(e.Message))
+	if e.Status >= 500 && ClientGone(r) {
+		LogClientGone(r, errors.New(e.Message))
 		e = errClientGone()
 	}
 	h := w.Header()
@@ -74,43 +78,43 @@ func WriteError(w http.ResponseWriter, r *http.Request, e *Error) {
 	case http.StatusInternalServerError:
 		e.RequestID = RequestID(r.Context())
 	}
-	writeJSON(w, e.Status, e)
+	WriteJSON(w, e.Status, e)
 }
 
-// writeInternal answers 500 without internals and logs the cause with the
+// WriteInternal answers 500 without internals and logs the cause with the
 // request id so an operator can find it.
-func writeInternal(w http.ResponseWriter, r *http.Request, err error) {
-	if clientGone(r) {
-		logClientGone(r, err)
+func WriteInternal(w http.ResponseWriter, r *http.Request, err error) {
+	if ClientGone(r) {
+		LogClientGone(r, err)
 		WriteError(w, r, errClientGone())
 		return
 	}
 	id := RequestID(r.Context())
-	logger(r.Context()).Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
+	Logger(r.Context()).Error("internal error", "request_id", id, "method", r.Method, "path", r.URL.Path, "err", err)
 	WriteError(w, r, NewError(http.StatusInternalServerError, CodeInternal, "Internal server error; quote request id %s when reporting it.", id))
 }
 
-// clientGone reports whether the client has gone away: net/http cancels a
+// ClientGone reports whether the client has gone away: net/http cancels a
 // request's context when its connection closes, so whatever failed after
 // that failed for want of a client, not through a fault of the server.
-func clientGone(r *http.Request) bool {
+func ClientGone(r *http.Request) bool {
 	return errors.Is(r.Context().Err(), context.Canceled)
 }
 
-// logClientGone notes at INFO a request its client abandoned or cut short.
-func logClientGone(r *http.Request, err error) {
-	logger(r.Context()).Info("client went away", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
+// LogClientGone notes at INFO a request its client abandoned or cut short.
+func LogClientGone(r *http.Request, err error) {
+	Logger(r.Context()).Info("client went away", "request_id", RequestID(r.Context()), "method", r.Method, "path", r.URL.Path, "err", err)
 }
 
 func errClientGone() *Error {
 	return Invalid("The request was cut short: the connection closed before it was complete.")
 }
 
-// readBody reads a request body whole, up to limit bytes. A body larger
+// ReadBody reads a request body whole, up to limit bytes. A body larger
 // than that is a 413; a body that cannot be read (shorter than its
 // Content-Length, or its client gone) is the client's fault: a 400,
 // logged at INFO.
-func readBody(r *http.Request, limit int64) ([]byte, *Error) {
+func ReadBody(r *http.Request, limit int64) ([]byte, *Error) {
 	data, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		return nil, bodyError(r, err, limit)
@@ -124,6 +128,6 @@ func bodyError(r *http.Request, err error, limit int64) *Error {
 	if errors.As(err, &tooBig) {
 		return NewError(http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The request body is larger than %d bytes.", limit)
 	}
-	logClientGone(r, err)
+	LogClientGone(r, err)
 	return Invalid("The request body could not be read in full: it ended before its Content-Length, or the connection closed.")
 }

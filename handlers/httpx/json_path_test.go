@@ -1,0 +1,87 @@
+package httpx
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+type pathInner struct {
+	Name  string `json:"name"`
+	Skip  string `json:"-"`
+	Named string `json:"-,"`
+}
+
+type pathEmbedded struct {
+	Kind string `json:"kind"`
+}
+
+type pathOuter struct {
+	pathEmbedded
+	Items  []pathInner           `json:"items"`
+	ByKey  map[string]pathInner  `json:"byKey"`
+	Raw    json.RawMessage       `json:"raw"`
+	Any    any                   `json:"any"`
+	When   time.Time             `json:"when"`
+	Ptr    *pathInner            `json:"ptr"`
+	Arr    [2]map[string]float64 `json:"arr"`
+	Plain  int
+	hidden int
+}
+
+// UnknownFieldPath finds what encoding/json refuses, and where.
+func TestUnknownFieldPath(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"kind":"a","items":[{"name":"x"},{"name":"y","zz":1}]}`, "items[1].zz"},
+		{`{"items":[{"NAME":"x"}],"byKey":{"k":{"name":"x","Skip":"no"}}}`, "byKey.k.Skip"},
+		{`{"raw":{"anything":[1,{"goes":2}]},"any":{"x":{"y":1}},"when":"2026-01-01T00:00:00Z","plain":1,"extra":true}`, "extra"},
+		{`{"ptr":{"name":"x","-":"named","hidden":1}}`, "ptr.hidden"},
+		{`{"arr":[{"a":1},{"b":2}],"KIND":"x","pathEmbedded":{}}`, "pathEmbedded"},
+		{`{"items":[{"name":"x"}]}`, ""},
+	} {
+		if got := UnknownFieldPath([]byte(tc.body), reflect.TypeOf(&pathOuter{})); got != tc.want {
+			t.Errorf("%s: path %q, want %q", tc.body, got, tc.want)
+		}
+		// The same verdict as encoding/json's.
+		dec := json.NewDecoder(strings.NewReader(tc.body))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&pathOuter{})
+		if (err != nil) != (tc.want != "") {
+			t.Errorf("%s: encoding/json says %v", tc.body, err)
+		}
+	}
+}
+
+// FuzzUnknownFieldPath: the path finder agrees with encoding/json. A body
+// it accepts has no unknown path; a body it refuses for an unknown field
+// gets a path that ends with that field, and DecodeJSON names that path.
+// (The API fuzzes it on its own request bodies too.)
+func FuzzUnknownFieldPath(f *testing.F) {
+	f.Add(`{"kind":"a","items":[{"name":"x"},{"name":"y","zz":1}]}`)
+	f.Add(`{"items":[{"NAME":"x"}],"byKey":{"k":{"name":"x","Skip":"no"}}}`)
+	f.Add(`{"raw":{"anything":[1,{"goes":2}]},"any":{"x":{"y":1}},"when":"2026-01-01T00:00:00Z","plain":1,"extra":true}`)
+	f.Add(`{"ptr":{"name":"x","-":"named","hidden":1}}`)
+	f.Add(`{"arr":[{"a":1},{"b":2}],"KIND":"x","pathEmbedded":{}}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.DisallowUnknownFields()
+		err := dec.Decode(&pathOuter{})
+		path := UnknownFieldPath([]byte(body), reflect.TypeFor[*pathOuter]())
+		if err == nil {
+			if path != "" {
+				t.Fatalf("encoding/json accepts %q, yet the path finder reports %q", body, path)
+			}
+			return
+		}
+		field, unknown := strings.CutPrefix(err.Error(), "json: unknown field ")
+		if !unknown {
+			return
+		}
+		field = strings.Trim(field, `"`)
+		if path != field && !strings.HasSuffix(path, "."+field) {
+			t.Fatalf("encoding/json refuses field %q of %q, the path finder says %q", field, body, path)
+		}
+	})
+}
