@@ -15,7 +15,7 @@ import (
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/db"
-	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/internalapi"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/projects"
 	"github.com/folio-docs/folio/tasks"
@@ -160,7 +160,7 @@ func (a *app) requireRedis(ctx context.Context) error {
 	return nil
 }
 
-// gitHooksDir holds the hooks of pushes over /git/ (handlers.GitHTTP).
+// gitHooksDir holds the hooks of pushes over /git/ (internalapi.GitHTTP).
 func (a *app) gitHooksDir() string { return filepath.Join(a.cfg.DataDir, "git-hooks") }
 
 // writeGitHooks writes the pre-receive hook that keeps remote workers'
@@ -170,7 +170,7 @@ func (a *app) writeGitHooks() error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot create %s: %v", dir, err)}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(handlers.PreReceiveHook), 0o750); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(internalapi.PreReceiveHook), 0o750); err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot write the git hook in %s: %v", dir, err)}
 	}
 	return nil

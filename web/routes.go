@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-docs/folio/handlers"
 	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/handlers/internalapi"
 )
 
 // routes assembles every HTTP route of Folio.
@@ -43,7 +44,7 @@ func (a *app) router() *mux.Router {
 
 	if a.jobs != nil {
 		// GitHub says when a job's pull request is merged or closed: the job is archived.
-		r.Handle("/webhooks/github", handlers.GitHubWebhook(a.cfg.GitHubWebhookSecret, a.jobs)).Methods(http.MethodPost) // caps its own body: deliveries reach 25 MiB
+		r.Handle("/webhooks/github", internalapi.GitHubWebhook(a.cfg.GitHubWebhookSecret, a.jobs)).Methods(http.MethodPost) // caps its own body: deliveries reach 25 MiB
 	}
 
 	a.workerRoutes(r)

@@ -1,4 +1,4 @@
-package handlers
+package internalapi
 
 import (
 	"context"
@@ -19,6 +19,12 @@ import (
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
+
+// Authenticator turns an Authorization header into an API key (auth.Keys):
+// a key of the project may clone and fetch.
+type Authenticator interface {
+	Authenticate(ctx context.Context, authorization string) (model.APIKey, error)
+}
 
 // GitProjects finds the project whose repository a git request is for.
 type GitProjects interface {
