@@ -188,7 +188,7 @@ func jobsPageURL(projectID string, page int) string {
 
 // statusLabel says a status as the page shows it.
 func statusLabel(status string) string {
-	if status == model.JobActive {
+	if model.JobStatus(status).IsActive() {
 		return "running"
 	}
 	return status
@@ -204,7 +204,7 @@ func jobState(j model.Job) string {
 	if j.MergedAt != nil {
 		return JobMerged
 	}
-	return j.Status
+	return j.Status.String()
 }
 
 // prNumber reads the number of a GitHub pull request's URL

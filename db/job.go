@@ -9,12 +9,6 @@ import (
 	"time"
 )
 
-// Sentinel errors of job transitions.
-var (
-	ErrJobArchived  = errors.New("job is archived")
-	ErrJobNotActive = errors.New("job is not active")
-)
-
 const jobColumns = `id, project_id, status, repository, ref, model, branch, pr_link, error_code, error_message,
 	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at, steps, tokens,
 	summary, problems, merged_at, merge_commit, status_changes`
@@ -193,7 +187,7 @@ func (d *DB) FirstPrompts(ctx context.Context, jobIDs []string) (map[string]stri
 
 // ListJobs lists a project's jobs newest first, optionally of one status,
 // and reports whether more exist past offset+limit.
-func (d *DB) ListJobs(ctx context.Context, projectID, status string, limit, offset int) ([]Job, bool, error) {
+func (d *DB) ListJobs(ctx context.Context, projectID string, status JobStatus, limit, offset int) ([]Job, bool, error) {
 	out, err := d.queryJobs(ctx, "list jobs", `/* DB.ListJobs */
 		SELECT `+jobColumns+` FROM jobs
 		WHERE project_id = ? AND (? = '' OR status = ?)
@@ -478,15 +472,6 @@ func (d *DB) AddJobUsage(ctx context.Context, id string, steps int, tokens int64
 		return fmt.Errorf("db: unable to record usage of job %s: %w", id, err)
 	}
 	return nil
-}
-
-// TurnOutcome is what a finished turn leaves on its job: the pull request
-// link (empty keeps the one stored), the agent's final answer and the
-// problems the checks still found (a JSON array).
-type TurnOutcome struct {
-	PRLink   string
-	Summary  string
-	Problems string
 }
 
 // FinishJobRun ends owner's successful turn: its messages join the history,

@@ -9,8 +9,10 @@ type (
 	Invitation      = model.Invitation
 	Job             = model.Job
 	JobMessage      = model.JobMessage
+	JobStatus       = model.JobStatus
 	Member          = model.Member
 	Project         = model.Project
+	TurnOutcome     = model.TurnOutcome
 	User            = model.User
 	WebhookDelivery = model.WebhookDelivery
 	WebhookEvent    = model.WebhookEvent
@@ -40,5 +42,7 @@ var (
 	ErrInvitationExpired = model.ErrInvitationExpired
 	ErrInvitationRevoked = model.ErrInvitationRevoked
 	ErrInvitationUsed    = model.ErrInvitationUsed
+	ErrJobArchived       = model.ErrJobArchived
+	ErrJobNotActive      = model.ErrJobNotActive
 	ErrNotFound          = model.ErrNotFound
 )

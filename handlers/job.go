@@ -30,7 +30,7 @@ type JobService interface {
 	Quota(ctx context.Context, projectID, limit string) jobs.Quota
 	Get(ctx context.Context, projectID, id string) (model.Job, error)
 	Show(ctx context.Context, projectID, id string) (jobs.Job, error)
-	List(ctx context.Context, projectID, status string, limit, offset int) ([]model.Job, bool, error)
+	List(ctx context.Context, projectID string, status model.JobStatus, limit, offset int) ([]model.Job, bool, error)
 	Archive(ctx context.Context, projectID, id string) (model.Job, error)
 	Cancel(ctx context.Context, projectID, id string) (model.Job, error)
 	Messages(ctx context.Context, projectID, id string) ([]jobs.Message, error)

@@ -27,10 +27,8 @@ func (h *Jobs) List(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteError(w, r, e)
 		return
 	}
-	status := q.Get("status")
-	switch status {
-	case "", model.JobActive, model.JobCompleted, model.JobFailed, model.JobArchived:
-	default:
+	status := model.JobStatus(q.Get("status"))
+	if status != "" && !status.Valid() {
 		httpx.WriteError(w, r, httpx.InvalidField("status", "Parameter \"status\" must be one of active, completed, failed, archived."))
 		return
 	}

@@ -12,7 +12,7 @@ import (
 
 // Why Merge refused.
 var (
-	ErrBusy           = errors.New("the agent is still working on the job's branch")
+	ErrBusy           = model.ErrJobBusy
 	ErrNothingToMerge = codehost.ErrNothingToMerge
 	ErrMergeConflict  = codehost.ErrMergeConflict
 )

@@ -171,7 +171,7 @@ func (s *Service) Get(ctx context.Context, projectID, id string) (model.Job, err
 }
 
 // List returns a project's jobs newest first, and whether more follow.
-func (s *Service) List(ctx context.Context, projectID, status string, limit, offset int) ([]model.Job, bool, error) {
+func (s *Service) List(ctx context.Context, projectID string, status model.JobStatus, limit, offset int) ([]model.Job, bool, error) {
 	return s.db.ListJobs(ctx, projectID, status, limit, offset)
 }
 

@@ -14,17 +14,17 @@ import (
 // prLink and archivedAt null when empty (and prLink null while active),
 // plus updatedAt, branch, usage and error.
 type Job struct {
-	ID         string     `json:"id"`
-	Status     string     `json:"status"`
-	Source     Source     `json:"source"`
-	Model      string     `json:"model"`
-	PRLink     *string    `json:"prLink"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	ArchivedAt *time.Time `json:"archivedAt"`
-	UpdatedAt  time.Time  `json:"updatedAt"`
-	Branch     string     `json:"branch"`
-	Usage      Usage      `json:"usage"`
-	Error      *JobError  `json:"error,omitempty"`
+	ID         string          `json:"id"`
+	Status     model.JobStatus `json:"status"`
+	Source     Source          `json:"source"`
+	Model      string          `json:"model"`
+	PRLink     *string         `json:"prLink"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	ArchivedAt *time.Time      `json:"archivedAt"`
+	UpdatedAt  time.Time       `json:"updatedAt"`
+	Branch     string          `json:"branch"`
+	Usage      Usage           `json:"usage"`
+	Error      *JobError       `json:"error,omitempty"`
 	// Summary is the agent's final answer of its latest finished turn (null
 	// before one ends); Problems what the checks still found then ([] when
 	// clean). A job with problems is still completed: they say what is left.
@@ -144,7 +144,7 @@ func (j Job) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, j.ID)
 	b = append(b, `,"status":`...)
-	b = appendJSONString(b, j.Status)
+	b = appendJSONString(b, string(j.Status))
 	b = append(b, `,"source":{"repository":`...)
 	b = appendJSONString(b, j.Source.Repository)
 	b = append(b, `,"ref":`...)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/doccheck"
+	"github.com/folio-docs/folio/model"
 )
 
 // reflectiveJSON is how Job.MarshalJSON wrote a job before it was written
@@ -69,7 +70,7 @@ func TestJobJSONMatchesReflection(t *testing.T) {
 	}
 	for _, s := range trickyStrings {
 		link, summary := s, s
-		check(Job{ID: s, Status: s, Source: Source{s, s}, Model: s, PRLink: &link, CreatedAt: at, ArchivedAt: &at,
+		check(Job{ID: s, Status: model.JobStatus(s), Source: Source{s, s}, Model: s, PRLink: &link, CreatedAt: at, ArchivedAt: &at,
 			UpdatedAt: zero, Branch: s, Usage: Usage{Steps: -3, Tokens: 1 << 40}, Error: &JobError{s, s},
 			Summary: &summary, MergedAt: &at, Problems: []doccheck.Problem{
 				{Path: s, Line: 3, Column: 14, Severity: doccheck.SeverityError, Message: s},

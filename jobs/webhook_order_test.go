@@ -86,7 +86,7 @@ func (h *hookLog) of(jobID string) []hookRequest {
 // events come in order of sequence, a later one only once the one before
 // was answered 2xx (or given up, where givenUp says so); an event keeps its
 // id on every retry, and no two events share one.
-func checkInOrder(t *testing.T, reqs []hookRequest, statuses []string, givenUp map[int]bool) {
+func checkInOrder(t *testing.T, reqs []hookRequest, statuses []model.JobStatus, givenUp map[int]bool) {
 	t.Helper()
 	idOf, seqOf := map[int]string{}, map[string]int{}
 	seq, prevOK := 1, false
@@ -178,7 +178,7 @@ func TestWebhookEventsGoOutInOrderFromManyProcesses(t *testing.T) {
 	w.startWorker()
 	w.waitWorkers(3)
 
-	statuses := []string{model.JobActive, model.JobFailed, model.JobActive, model.JobFailed, model.JobActive, model.JobArchived}
+	statuses := []model.JobStatus{model.JobActive, model.JobFailed, model.JobActive, model.JobFailed, model.JobActive, model.JobArchived}
 	var ids []string
 	for range 3 {
 		j := w.create("edit")
@@ -236,7 +236,7 @@ func TestGivenUpWebhookEventLetsTheNextGo(t *testing.T) {
 	if events[0].State != model.WebhookAbandoned || events[0].Attempts < 2 || events[1].State != model.WebhookDelivered || events[1].Attempts != 1 {
 		t.Fatalf("events = %+v, want the first given up after retries, the second delivered at once", events)
 	}
-	checkInOrder(t, hook.of(j.ID), []string{model.JobActive, model.JobArchived}, map[int]bool{1: true})
+	checkInOrder(t, hook.of(j.ID), []model.JobStatus{model.JobActive, model.JobArchived}, map[int]bool{1: true})
 }
 
 // A delivery that dies holding an event, its task gone with it, leaves the

@@ -92,7 +92,7 @@ func TestWebhookOnEveryStatusChangeIsSignedAndLogged(t *testing.T) {
 				t.Fatalf("event %d = %+v, want job.status_changed of %s, sequence %d, a new id", len(got)+1, e, j.ID, len(got)+1)
 			}
 			ids[e.ID] = true
-			got = append(got, e.Job.Status)
+			got = append(got, string(e.Job.Status))
 			if e.Job.Status == model.JobCompleted && (e.Job.PRLink == nil || *e.Job.PRLink != "https://pr/7") {
 				t.Fatalf("completed event prLink = %v, want the pull request", e.Job.PRLink)
 			}

@@ -96,7 +96,7 @@ func (w *world) get(id string) model.Job {
 }
 
 // waitStatus polls the job until it has status, or fails the test.
-func (w *world) waitStatus(id, status string) model.Job {
+func (w *world) waitStatus(id string, status model.JobStatus) model.Job {
 	w.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -4,21 +4,13 @@ import (
 	"time"
 )
 
-// Job statuses (CONTRACT §2).
-const (
-	JobActive    = "active"
-	JobCompleted = "completed"
-	JobFailed    = "failed"
-	JobArchived  = "archived"
-)
-
 // Job is an agent job. It works in turns: Turn is the turn being worked on
 // (or the last one); Recovery and Attempts count re-enqueues and starts of
 // that turn; LeaseOwner holds the attempt running it until LeaseUntil.
 type Job struct {
 	ID           string
 	ProjectID    string
-	Status       string
+	Status       JobStatus
 	Repository   string
 	Ref          string
 	Model        string
