@@ -21,7 +21,7 @@ func TestRunGitHub(t *testing.T) {
 	)
 	var logs bytes.Buffer
 	cfg := openAIConfig(model)
-	cfg.GitHubToken, cfg.GitHubAPIURL = gh.Token, gh.URL
+	cfg.Hosts = testHosts(gh.URL, gh.Token)
 	cfg.Log = slog.New(slog.NewTextHandler(&logs, nil))
 	a := newTestAgent(t, cfg)
 	rec := &recorder{}
@@ -71,7 +71,7 @@ func TestRunGitHub(t *testing.T) {
 	}
 
 	// A bad token is a permanent failure that does not print the token.
-	cfg.GitHubToken = "ghs_wrong"
+	cfg.Hosts = testHosts(gh.URL, "ghs_wrong")
 	_, err = newTestAgent(t, cfg).Run(context.Background(), run, rec.record)
 	if !IsPermanent(err) || !strings.Contains(err.Error(), "Bad credentials") || strings.Contains(err.Error(), "ghs_wrong") {
 		t.Fatalf("err = %v; want a permanent error with GitHub's message and no token", err)
@@ -88,7 +88,7 @@ func TestRunGitHubDraftWhenErrorsRemain(t *testing.T) {
 		steps = append(steps, broken, step{text: "Added a page."})
 	}
 	cfg := openAIConfig(newOpenAIServer(t, steps...))
-	cfg.GitHubToken, cfg.GitHubAPIURL = gh.Token, gh.URL
+	cfg.Hosts = testHosts(gh.URL, gh.Token)
 	run := Run{JobID: "jobg", Project: db.Project{ID: "p", Repository: "acme/docs", Ref: "main"}, Model: "gpt-test", Branch: "folio/jobg",
 		History: []Message{{Role: RoleUser, Content: "Add a page"}}}
 	res, err := newTestAgent(t, cfg).Run(context.Background(), run, (&recorder{}).record)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/model"
 )
@@ -194,8 +196,8 @@ func newTestAgent(t testing.TB, cfg Config) *Agent {
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
-	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://folio.test"
+	if cfg.Hosts == nil {
+		cfg.Hosts = testHosts("", "")
 	}
 	if cfg.RetryBase == 0 {
 		cfg.RetryBase = 1
@@ -205,6 +207,16 @@ func newTestAgent(t testing.TB, cfg Config) *Agent {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// testHosts are the code hosts as the composition root builds them, with
+// GitHub reached at apiURL with token when token is set.
+func testHosts(apiURL, token string) hosts.Config {
+	h := hosts.Config{BaseURL: "http://folio.test", GitHubAPIURL: apiURL}
+	if token != "" {
+		h.GitHubTokens = github.StaticToken(token)
+	}
+	return h
 }
 
 func openAIConfig(m *scriptedModel) Config {

@@ -13,9 +13,6 @@ import (
 
 	"github.com/folio-docs/folio/agent/workspace"
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/codehost/github"
-	"github.com/folio-docs/folio/codehost/hosts"
-	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
@@ -42,17 +39,10 @@ type Config struct {
 	OpenAIAPIKey     string
 	AnthropicBaseURL string
 	AnthropicAPIKey  string
-	GitHubToken      string
-	GitHubAPIURL     string
-	// GitHubTokens, if set, replaces GitHubToken (for a GitHub App's
-	// installation tokens, see github.AppToken).
-	GitHubTokens github.TokenSource
-	BaseURL      string // FOLIO_BASE_URL, for the local review page
-	// ServerURL and WorkerToken, on a worker away from serve's disk, reach
-	// local repositories through serve's git HTTP (FOLIO_SERVER_URL).
-	ServerURL   string
-	WorkerToken string
-	DataDir     string // workspaces go in DataDir/workspaces
+	// Hosts opens a project's code host (codehost/hosts.Config, built by
+	// the composition root); required.
+	Hosts   CodeHosts
+	DataDir string // workspaces go in DataDir/workspaces
 
 	MaxSteps         int   // model calls per run; DefaultMaxSteps if 0
 	MaxTokens        int64 // tokens per run; DefaultMaxTokens if 0
@@ -64,6 +54,12 @@ type Config struct {
 	// RetryAttempts and RetryBase tune provider retries (default 6 and 1s).
 	RetryAttempts int
 	RetryBase     time.Duration
+}
+
+// CodeHosts opens the code host of a project's repository, as a run on
+// this machine reaches it.
+type CodeHosts interface {
+	OpenProject(projectID, repository string) (codehost.Host, error)
 }
 
 // Agent is the Runner: Folio's agent runtime.
@@ -86,6 +82,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.DataDir == "" {
 		return nil, errors.New("agent: a data directory is required")
+	}
+	if cfg.Hosts == nil {
+		return nil, errors.New("agent: the code hosts are required")
 	}
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
@@ -136,19 +135,11 @@ func (a *Agent) provider(model string) (provider, error) {
 	}
 }
 
-// host picks the project's code host from its repository.
+// host opens the project's code host, or says why it cannot.
 func (a *Agent) host(p model.Project) (codehost.Host, error) {
-	if kind, _, err := codehost.ParseRepository(p.Repository); err == nil && kind == codehost.KindLocal && a.cfg.ServerURL != "" {
-		// A worker on another machine reaches a local repository through serve.
-		return local.NewOverHTTP(a.cfg.ServerURL, p.ID, a.cfg.WorkerToken, a.cfg.BaseURL), nil
-	}
-	tokens := a.cfg.GitHubTokens
-	if tokens == nil && a.cfg.GitHubToken != "" {
-		tokens = github.StaticToken(a.cfg.GitHubToken)
-	}
-	h, err := hosts.Config{BaseURL: a.cfg.BaseURL, GitHubAPIURL: a.cfg.GitHubAPIURL, GitHubTokens: tokens, HTTPClient: a.cfg.HTTPClient}.Open(p.Repository)
+	h, err := a.cfg.Hosts.OpenProject(p.ID, p.Repository)
 	switch {
-	case errors.Is(err, hosts.ErrNoGitHubToken):
+	case errors.Is(err, codehost.ErrNoGitHubToken):
 		return nil, configMissing("FOLIO_GITHUB_TOKEN", "the project's repository is on GitHub")
 	case err != nil:
 		return nil, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
@@ -174,10 +165,17 @@ func checkRef(ctx context.Context, host codehost.Host, repo, ref string) error {
 	return hostError("repository_error", "The repository could not be reached", err)
 }
 
+// refusal is a code host refusing a request (github.StatusError), which
+// knows whether retrying can help.
+type refusal interface {
+	error
+	Permanent() bool
+}
+
 // hostError classifies a code host failure: GitHub refusing (bad token, no
 // access) is permanent; anything else may pass on a retry.
 func hostError(code, what string, err error) error {
-	var se *github.StatusError
+	var se refusal
 	if errors.As(err, &se) {
 		return &Error{Code: code, Message: fmt.Sprintf("%s: %s", what, se.Error()), Permanent: se.Permanent(), Err: err}
 	}
@@ -201,7 +199,7 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, erro
 	}
 	remote, err := host.Remote(ctx)
 	if err != nil {
-		var se *github.StatusError
+		var se refusal
 		if !errors.As(err, &se) && !strings.HasPrefix(err.Error(), "github:") {
 			// A local path that is not a repository will not become one.
 			return res, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}

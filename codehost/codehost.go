@@ -41,6 +41,26 @@ var (
 	ErrMergeConflict      = errors.New("codehost: the branch does not merge cleanly")
 )
 
+// ErrNoGitHubToken means a GitHub repository was asked for on a server
+// without FOLIO_GITHUB_TOKEN (or a GitHub App).
+var ErrNoGitHubToken = errors.New("FOLIO_GITHUB_TOKEN is not set; the project's repository is on GitHub")
+
+// ClosedPullRequest is a pull request of a Folio job that was merged or
+// closed on its code host (GitHub's webhook reports it).
+type ClosedPullRequest struct {
+	JobID       string
+	Repository  string // owner/name
+	Number      int
+	Merged      bool
+	MergeCommit string // merge_commit_sha, when merged
+}
+
+// ChangesLink is the review page of a job's branch in Folio's dashboard
+// (CONTRACT §7): a local job's pull request.
+func ChangesLink(baseURL, projectID, jobID string) string {
+	return strings.TrimRight(baseURL, "/") + "/projects/" + url.PathEscape(projectID) + "/jobs/" + url.PathEscape(jobID) + "/changes"
+}
+
 // Remote is a git URL and the environment git needs to reach it (for
 // example credentials as GIT_CONFIG_* pairs). Env is secret: never log it.
 type Remote struct {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/codehost"
 )
 
 // pullRequestDiffTimeout bounds asking GitHub for a merged pull request's
@@ -26,7 +26,7 @@ type pullRequestDiffer interface {
 // dropped. A job of another repository is not found, so a delivery cannot
 // archive a job it did not open; an archived job stays as it is, but for a
 // merge not yet recorded.
-func (s *Service) ArchiveForPullRequest(ctx context.Context, pr github.ClosedPullRequest) error {
+func (s *Service) ArchiveForPullRequest(ctx context.Context, pr codehost.ClosedPullRequest) error {
 	pid, err := s.db.JobProjectID(ctx, pr.JobID)
 	if err != nil {
 		return err
@@ -51,7 +51,7 @@ func (s *Service) ArchiveForPullRequest(ctx context.Context, pr github.ClosedPul
 
 // mergedDiff asks GitHub what pull request pr's merge brought; "" when
 // GitHub cannot say.
-func (s *Service) mergedDiff(ctx context.Context, repository string, pr github.ClosedPullRequest) string {
+func (s *Service) mergedDiff(ctx context.Context, repository string, pr codehost.ClosedPullRequest) string {
 	host, err := s.cfg.Hosts.Open(repository)
 	differ, ok := host.(pullRequestDiffer)
 	switch {

@@ -46,8 +46,8 @@ func openPullRequest(t *testing.T, gh *testenv.FakeGitHub, j model.Job) string {
 }
 
 // closed is the webhook's report of pull request pr of job j.
-func closed(j model.Job, pr testenv.FakePullRequest) github.ClosedPullRequest {
-	return github.ClosedPullRequest{JobID: j.ID, Repository: "acme/docs", Number: pr.Number, Merged: pr.Merged, MergeCommit: pr.MergeCommit}
+func closed(j model.Job, pr testenv.FakePullRequest) codehost.ClosedPullRequest {
+	return codehost.ClosedPullRequest{JobID: j.ID, Repository: "acme/docs", Number: pr.Number, Merged: pr.Merged, MergeCommit: pr.MergeCommit}
 }
 
 // A pull request merged on GitHub is recorded as Folio's own merge is, and

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -107,5 +106,5 @@ func (s *Service) recordMerge(ctx context.Context, projectID, id, commit, diff s
 // ChangesLink is the review page of a job's branch in the dashboard, a
 // local job's prLink (CONTRACT §7).
 func ChangesLink(baseURL, projectID, jobID string) string {
-	return local.ChangesLink(baseURL, projectID, jobID)
+	return codehost.ChangesLink(baseURL, projectID, jobID)
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/codehost/hosts"
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
@@ -59,6 +59,11 @@ type RateLimitedError struct{ Quota Quota }
 
 func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
 
+// CodeHosts opens a repository's code host.
+type CodeHosts interface {
+	Open(repository string) (codehost.Host, error)
+}
+
 // Config tunes a Service; zero fields take the defaults shown.
 type Config struct {
 	JobTimeout    time.Duration // time limit of one run: 30m
@@ -75,8 +80,10 @@ type Config struct {
 	WebhookRetryBase time.Duration
 	WebhookRetryMax  time.Duration
 	WebhookRetryFor  time.Duration
-	// Hosts reaches the code hosts, for a job's changes and its merge.
-	Hosts hosts.Config
+	// Hosts reaches the code hosts, for a job's changes and its merge
+	// (codehost/hosts.Config, built by the composition root); required by
+	// those two.
+	Hosts CodeHosts
 	// Refs checks the ref a create asks for; Models lists the models one
 	// may ask for. Either may be nil: the request is then not checked.
 	Refs   RefChecker

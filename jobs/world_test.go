@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
@@ -60,6 +61,9 @@ func newWorld(t *testing.T, cfg jobs.Config) *world {
 	w.project, err = w.db.CreateProject(context.Background(), model.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.Hosts == nil {
+		cfg.Hosts = hosts.Config{} // as the composition root's, with no GitHub token
 	}
 	cfg.DefaultModel = "test-model"
 	cfg.AllowPrivateWebhooks = true // the tests' receivers are on loopback

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost/github"
@@ -34,19 +36,21 @@ func (a *app) projectValidator() projects.Validator {
 
 // newRunner builds the agent runtime the worker hands jobs to.
 func (a *app) newRunner() (agent.Runner, error) {
+	// One client for the model and GitHub APIs, as patient as a run's longest call.
+	client := &http.Client{Timeout: 10 * time.Minute}
+	h := a.hosts
+	// A worker away from serve's disk reaches local repositories through
+	// serve, and links to serve's pages (its BaseURL comes from serve).
+	h.BaseURL, h.ServerURL, h.WorkerToken, h.HTTPClient = a.cfg.BaseURL, a.cfg.ServerURL, a.cfg.WorkerToken, client
 	r, err := agent.New(agent.Config{
-		GitHubTokens:     a.hosts.GitHubTokens,
+		Hosts:            h,
 		Provider:         a.cfg.ModelProvider,
 		OpenAIBaseURL:    a.cfg.OpenAIBaseURL,
 		OpenAIAPIKey:     a.cfg.OpenAIAPIKey,
 		AnthropicBaseURL: a.cfg.AnthropicBaseURL,
 		AnthropicAPIKey:  a.cfg.AnthropicAPIKey,
-		GitHubToken:      a.cfg.GitHubToken,
-		GitHubAPIURL:     a.cfg.GitHubAPIURL,
-		BaseURL:          a.cfg.BaseURL,
-		ServerURL:        a.cfg.ServerURL,
-		WorkerToken:      a.cfg.WorkerToken,
 		DataDir:          a.cfg.DataDir,
+		HTTPClient:       client,
 		Log:              a.log,
 	})
 	if err != nil {

@@ -9,26 +9,18 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/folio-docs/folio/codehost"
+
 	gh "github.com/google/go-github/v62/github"
 )
 
 // ErrBadSignature means a webhook delivery is not signed with our secret.
 var ErrBadSignature = errors.New("github: webhook signature does not match")
 
-// ClosedPullRequest is a pull request of a Folio job that was merged or
-// closed on GitHub.
-type ClosedPullRequest struct {
-	JobID       string
-	Repository  string // owner/name
-	Number      int
-	Merged      bool
-	MergeCommit string // merge_commit_sha, when merged
-}
-
 // ParseWebhook verifies a delivery's X-Hub-Signature-256 against secret
 // (in constant time) and, if it reports a closed pull request whose head
 // branch is folio/<job id>, returns it; other events give nil.
-func ParseWebhook(r *http.Request, secret string) (*ClosedPullRequest, error) {
+func ParseWebhook(r *http.Request, secret string) (*codehost.ClosedPullRequest, error) {
 	if secret == "" {
 		return nil, ErrBadSignature
 	}
@@ -60,7 +52,7 @@ func ParseWebhook(r *http.Request, secret string) (*ClosedPullRequest, error) {
 	if !ok || jobID == "" || strings.Contains(jobID, "/") {
 		return nil, nil
 	}
-	closed := &ClosedPullRequest{JobID: jobID, Repository: pr.GetRepo().GetFullName(), Number: pr.GetPullRequest().GetNumber(), Merged: pr.GetPullRequest().GetMerged()}
+	closed := &codehost.ClosedPullRequest{JobID: jobID, Repository: pr.GetRepo().GetFullName(), Number: pr.GetPullRequest().GetNumber(), Merged: pr.GetPullRequest().GetMerged()}
 	if closed.Number == 0 {
 		closed.Number = pr.GetNumber()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
@@ -13,13 +14,13 @@ func TestParseWebhookOfAClosedPullRequest(t *testing.T) {
 	for _, merged := range []bool{true, false} {
 		h, gh := newTestHost(t)
 		openPullRequest(t, h, gh, "folio/j1", map[string]string{"guides/new.mdx": "# New\n"})
-		var want ClosedPullRequest
+		var want codehost.ClosedPullRequest
 		if merged {
 			pr := gh.MergeOnGitHub(t, 1)
-			want = ClosedPullRequest{JobID: "j1", Repository: "acme/docs", Number: 1, Merged: true, MergeCommit: pr.MergeCommit}
+			want = codehost.ClosedPullRequest{JobID: "j1", Repository: "acme/docs", Number: 1, Merged: true, MergeCommit: pr.MergeCommit}
 		} else {
 			gh.CloseOnGitHub(t, 1)
-			want = ClosedPullRequest{JobID: "j1", Repository: "acme/docs", Number: 1}
+			want = codehost.ClosedPullRequest{JobID: "j1", Repository: "acme/docs", Number: 1}
 		}
 		body := gh.PullRequestEvent(t, "closed", 1)
 		got, err := ParseWebhook(delivery("pull_request", githubSignature("whsec", body), body), "whsec")

@@ -61,7 +61,7 @@ func (h *Host) Remote(ctx context.Context) (codehost.Remote, error) {
 // Publish has nothing to open: the branch is already pushed, and its review
 // page is the pull request.
 func (h *Host) Publish(_ context.Context, pr codehost.PullRequest) (string, error) {
-	return ChangesLink(h.baseURL, pr.ProjectID, pr.JobID), nil
+	return codehost.ChangesLink(h.baseURL, pr.ProjectID, pr.JobID), nil
 }
 
 // CheckRef says whether the path is a git repository with branch ref.
@@ -134,11 +134,6 @@ func (h *Host) Merge(ctx context.Context, base, branch string) (string, error) {
 		return res.Commit, codehost.ErrNothingToMerge
 	}
 	return res.Commit, nil
-}
-
-// ChangesLink is the review page of a job's branch (CONTRACT §7).
-func ChangesLink(baseURL, projectID, jobID string) string {
-	return strings.TrimRight(baseURL, "/") + "/projects/" + url.PathEscape(projectID) + "/jobs/" + url.PathEscape(jobID) + "/changes"
 }
 
 // Diff is the branch's change against ref since they parted, as a unified

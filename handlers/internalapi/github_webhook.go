@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers/httpx"
@@ -20,7 +21,7 @@ const maxWebhookBytes = 25 << 20
 // owner/name, so the implementation can check the job's project really is
 // that repository. A job that does not exist is db.ErrNotFound.
 type JobArchiver interface {
-	ArchiveForPullRequest(ctx context.Context, pr github.ClosedPullRequest) error
+	ArchiveForPullRequest(ctx context.Context, pr codehost.ClosedPullRequest) error
 }
 
 // GitHubWebhook serves POST /webhooks/github: deliveries signed with secret

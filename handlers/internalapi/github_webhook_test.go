@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/folio-docs/folio/codehost/github"
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/db"
 )
 
-type archiverFunc func(ctx context.Context, pr github.ClosedPullRequest) error
+type archiverFunc func(ctx context.Context, pr codehost.ClosedPullRequest) error
 
-func (f archiverFunc) ArchiveForPullRequest(ctx context.Context, pr github.ClosedPullRequest) error {
+func (f archiverFunc) ArchiveForPullRequest(ctx context.Context, pr codehost.ClosedPullRequest) error {
 	return f(ctx, pr)
 }
 
@@ -53,7 +53,7 @@ func TestGitHubWebhook(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var archived, repo string
-			h := GitHubWebhook(secret, archiverFunc(func(_ context.Context, pr github.ClosedPullRequest) error {
+			h := GitHubWebhook(secret, archiverFunc(func(_ context.Context, pr codehost.ClosedPullRequest) error {
 				archived, repo = pr.JobID, pr.Repository
 				if pr.JobID == "gone" {
 					return db.ErrNotFound
