@@ -144,13 +144,13 @@ func (s *Service) deliverWebhook(ctx context.Context, e model.WebhookEvent, owne
 	attempt := model.WebhookDelivery{ProjectID: p.ID, JobID: e.JobID, EventID: e.ID, Sequence: e.Sequence, Attempt: e.Attempts, URL: p.WebhookURL}
 	attempt.StatusCode, err = s.postWebhook(ctx, p, e, start)
 	attempt.Duration = time.Since(start)
-	state, retryAt, outcome := model.WebhookDelivered, time.Now(), "delivered"
+	state, retryAt, outcome := model.WebhookDelivered, time.Now(), metrics.WebhookDelivered
 	if err != nil {
 		attempt.Error = err.Error()
-		state, outcome = model.WebhookPending, "failed"
+		state, outcome = model.WebhookPending, metrics.WebhookFailed
 		retryAt = retryAt.Add(tasks.Backoff(e.Attempts-1, s.cfg.WebhookRetryBase, s.cfg.WebhookRetryMax))
 		if retryAt.After(e.CreatedAt.Add(s.cfg.WebhookRetryFor)) {
-			state, outcome = model.WebhookAbandoned, "abandoned"
+			state, outcome = model.WebhookAbandoned, metrics.WebhookAbandoned
 			s.log.Warn("giving up a webhook event after a day of retries", "event_id", e.ID, "job_id", e.JobID, "sequence", e.Sequence)
 		}
 	}

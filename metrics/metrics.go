@@ -70,6 +70,51 @@ const (
 	SourceImport  = "import"
 )
 
+// ViewClasses are folio_analytics_views_ingested_total's class labels: the
+// names of analytics' classes, and "unknown" for a batch that does not say
+// which it stored (an analytics test keeps them equal to the classes).
+var ViewClasses = []string{"human", "ai", "aiSearch", "aiTraining", "bots", "unknown"}
+
+// Outcomes of a webhook delivery attempt (folio_webhook_deliveries_total's
+// outcome label).
+const (
+	WebhookDelivered = "delivered"
+	WebhookFailed    = "failed" // will be tried again
+	WebhookAbandoned = "abandoned"
+)
+
+// Model token kinds (folio_model_tokens_total's kind label).
+const (
+	TokensInput  = "input"
+	TokensOutput = "output"
+)
+
+// zeroKnownSeries creates every series whose labels are known in advance,
+// at 0, so that each is exposed before its first event and a query over it
+// (a rate, an alert on an increase) finds it rather than nothing.
+// Prometheus' instrumentation advice: "avoid missing metrics". The HTTP
+// series are not among them: their code is whatever a handler answered.
+func zeroKnownSeries() {
+	for _, o := range []string{RunCompleted, RunFailed, RunCanceled, RunRetried} {
+		agentRuns.WithLabelValues(o)
+	}
+	for _, o := range []string{WebhookDelivered, WebhookFailed, WebhookAbandoned} {
+		webhookDeliveries.WithLabelValues(o)
+	}
+	for _, c := range ViewClasses {
+		for _, s := range []string{SourceEvents, SourceTracker, SourceImport} {
+			viewsIngested.WithLabelValues(c, s)
+		}
+	}
+}
+
+// KnownModel exposes folio_model_tokens_total at 0 for the model the
+// process is configured with, before its first call.
+func KnownModel(provider, model string) {
+	modelTokens.WithLabelValues(provider, model, TokensInput)
+	modelTokens.WithLabelValues(provider, model, TokensOutput)
+}
+
 // AgentRun counts one run that ended with outcome after d.
 func AgentRun(outcome string, d time.Duration) {
 	agentRuns.WithLabelValues(outcome).Inc()
@@ -79,10 +124,10 @@ func AgentRun(outcome string, d time.Duration) {
 // ModelTokens counts what one model call used, as the provider reported it.
 func ModelTokens(provider, model string, input, output int64) {
 	if input > 0 {
-		modelTokens.WithLabelValues(provider, model, "input").Add(float64(input))
+		modelTokens.WithLabelValues(provider, model, TokensInput).Add(float64(input))
 	}
 	if output > 0 {
-		modelTokens.WithLabelValues(provider, model, "output").Add(float64(output))
+		modelTokens.WithLabelValues(provider, model, TokensOutput).Add(float64(output))
 	}
 }
 
@@ -144,10 +189,11 @@ func statusCode(c int) string {
 	return "other"
 }
 
-// NewRegistry holds the process's counters, Go's and the process's own
-// metrics, and the collectors given (read when scraped: jobs per status,
-// Asynq's queues).
+// NewRegistry holds the process's counters, their known series at 0 until
+// they count, Go's and the process's own metrics, and the collectors given
+// (read when scraped: jobs per status, Asynq's queues).
 func NewRegistry(cs ...prometheus.Collector) (*prometheus.Registry, error) {
+	zeroKnownSeries()
 	reg := prometheus.NewRegistry()
 	all := append([]prometheus.Collector{
 		collectors.NewGoCollector(),

@@ -48,6 +48,61 @@ func TestHTTPLabelsAreBounded(t *testing.T) {
 	}
 }
 
+// Every series whose labels are known in advance is exposed at 0 before
+// its first event: the outcomes of runs and webhook deliveries, each class
+// and source of views, and the configured model's tokens.
+func TestKnownSeriesStartAtZero(t *testing.T) {
+	KnownModel("openai", "gpt-zero")
+	reg, err := NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	series := map[string]float64{}
+	for name, f := range fams {
+		for _, m := range f.GetMetric() {
+			key := name
+			for _, lp := range m.GetLabel() {
+				key += " " + lp.GetName() + "=" + lp.GetValue()
+			}
+			series[key] = m.GetCounter().GetValue()
+		}
+	}
+	want := []string{
+		"folio_agent_runs_total outcome=completed",
+		"folio_agent_runs_total outcome=failed",
+		"folio_agent_runs_total outcome=canceled",
+		"folio_agent_runs_total outcome=retried",
+		"folio_webhook_deliveries_total outcome=delivered",
+		"folio_webhook_deliveries_total outcome=failed",
+		"folio_webhook_deliveries_total outcome=abandoned",
+		"folio_model_tokens_total kind=input model=gpt-zero provider=openai",
+		"folio_model_tokens_total kind=output model=gpt-zero provider=openai",
+	}
+	for _, c := range []string{"human", "ai", "aiSearch", "aiTraining", "bots", "unknown"} {
+		for _, s := range []string{"events", "tracker", "import"} {
+			want = append(want, "folio_analytics_views_ingested_total class="+c+" source="+s)
+		}
+	}
+	for _, k := range want {
+		v, ok := series[k]
+		if !ok {
+			t.Errorf("no series %q before any event", k)
+		} else if v != 0 {
+			t.Errorf("%s = %v before any event, want 0", k, v)
+		}
+	}
+	if n := len(fams["folio_analytics_views_ingested_total"].GetMetric()); n != len(ViewClasses)*3 {
+		t.Errorf("folio_analytics_views_ingested_total has %d series, want %d (each class by each source)", n, len(ViewClasses)*3)
+	}
+}
+
 // BenchmarkHTTP is what the metrics add to each request (BENCHMARKS.md).
 func BenchmarkHTTP(b *testing.B) {
 	b.ReportAllocs()

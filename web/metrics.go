@@ -37,6 +37,7 @@ func (a *app) startMetrics(ctx context.Context, jobs bool) (stop func(), err err
 			inspector.Close()
 		}
 	}
+	metrics.KnownModel(a.cfg.ModelProvider, a.cfg.Model)
 	reg, err := metrics.NewRegistry(cs...)
 	if err != nil {
 		closeInspector()
