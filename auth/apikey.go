@@ -39,6 +39,25 @@ var (
 // ErrKeyOptions wraps a bad scope or expiry given to Issue.
 var ErrKeyOptions = errors.New("invalid key options")
 
+// ErrKeyName wraps a name Issue refuses: empty once trimmed of spaces, or
+// longer than keyNameMax.
+var ErrKeyName = errors.New("invalid key name")
+
+// KeyNameRule is what a key's name must be, in the words the dashboard and
+// the CLI show when one is refused.
+const KeyNameRule = "Name the key after what uses it, in up to 100 characters."
+
+const keyNameMax = 100 // bytes
+
+// keyName is name as a key keeps it, trimmed of spaces, or ErrKeyName.
+func keyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > keyNameMax {
+		return "", fmt.Errorf("%w: %s", ErrKeyName, KeyNameRule)
+	}
+	return name, nil
+}
+
 // Expiries a key may be given; 0 means never.
 var Expiries = map[string]time.Duration{
 	"7d": 7 * 24 * time.Hour, "30d": 30 * 24 * time.Hour, "60d": 60 * 24 * time.Hour,
@@ -79,8 +98,13 @@ func (ks *Keys) Revoke(ctx context.Context, projectID, keyID string) error {
 }
 
 // Issue creates a key for a project and returns the key itself, which is
-// never stored and so can be shown only now, and its stored record.
+// never stored and so can be shown only now, and its stored record. A bad
+// name is ErrKeyName; a bad scope or expiry, ErrKeyOptions.
 func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string) (string, model.APIKey, error) {
+	name, err := keyName(name)
+	if err != nil {
+		return "", model.APIKey{}, err
+	}
 	if scope != model.ScopeRead && scope != model.ScopeWrite {
 		return "", model.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", ErrKeyOptions, model.ScopeRead, model.ScopeWrite, scope)
 	}
@@ -94,7 +118,7 @@ func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string
 		exp := ks.Now().UTC().Add(ttl).Truncate(time.Millisecond)
 		rec.ExpiresAt = &exp
 	}
-	rec, err := ks.Store.CreateAPIKey(ctx, rec)
+	rec, err = ks.Store.CreateAPIKey(ctx, rec)
 	if err != nil {
 		return "", model.APIKey{}, err
 	}

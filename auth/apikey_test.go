@@ -79,6 +79,40 @@ func TestIssueRefusesBadOptions(t *testing.T) {
 	}
 }
 
+// A key's name is the same rule through every door that issues one: the
+// dashboard and the CLI both call Issue.
+func TestIssueKeyName(t *testing.T) {
+	cases := []struct {
+		name, given, kept string // kept "" means refused
+	}{
+		{"a name", "ci", "ci"},
+		{"trimmed of spaces", "  deploy bot\t", "deploy bot"},
+		{"100 bytes", strings.Repeat("k", 100), strings.Repeat("k", 100)},
+		{"empty", "", ""},
+		{"only spaces", " \t ", ""},
+		{"101 bytes", strings.Repeat("k", 101), ""},
+		{"101 bytes once trimmed", " " + strings.Repeat("k", 101) + " ", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			keys, store, p := newKeys(t)
+			_, rec, err := keys.Issue(context.Background(), p.ID, tc.given, model.ScopeRead, "never")
+			if tc.kept != "" {
+				if err != nil || rec.Name != tc.kept {
+					t.Fatalf("Issue(name %q) = %q, %v; want a key named %q", tc.given, rec.Name, err, tc.kept)
+				}
+				return
+			}
+			if !errors.Is(err, auth.ErrKeyName) || !strings.Contains(err.Error(), auth.KeyNameRule) {
+				t.Fatalf("Issue(name %q) = %v, want ErrKeyName saying %q", tc.given, err, auth.KeyNameRule)
+			}
+			if stored, err := store.APIKeysForProject(context.Background(), p.ID); err != nil || len(stored) != 0 {
+				t.Fatalf("a refused name stored %v, %v", stored, err)
+			}
+		})
+	}
+}
+
 func TestDatabaseHoldsNoKeyInClear(t *testing.T) {
 	keys, store, p := newKeys(t)
 	plain, _, err := keys.Issue(context.Background(), p.ID, "ci", model.ScopeRead, "never")

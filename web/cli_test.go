@@ -60,6 +60,14 @@ func TestCLISetUpWithoutABrowser(t *testing.T) {
 		t.Fatalf("key create printed %q, want only a key", key)
 	}
 	other := te.must(t, "", "key", "create", "--project", pid)
+	// The name rule is auth's, as on the dashboard; a refused name stores no key
+	// (the list below counts two).
+	for _, name := range []string{" \t ", strings.Repeat("k", 101)} {
+		code, out, errs := te.folio(t, "", "key", "create", "--project", pid, "--name", name)
+		if code != 1 || out != "" || !strings.Contains(errs, "--name: "+auth.KeyNameRule) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Fatalf("key create --name %q: exit %d, stdout %q, stderr %q; want exit 1 and one line with %q", name, code, out, errs, "--name: "+auth.KeyNameRule)
+		}
+	}
 
 	list := te.must(t, "", "key", "list", "--project", pid)
 	if n := len(strings.Split(list, "\n")); n != 2 {

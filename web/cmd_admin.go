@@ -189,10 +189,12 @@ func cmdKeyCreate(ctx context.Context, args []string, e env) error {
 		*name = "key " + time.Now().UTC().Format("2006-01-02 15:04")
 	}
 	plain, _, err := a.keys.Issue(ctx, *project, *name, *scope, *expires)
-	if err != nil {
-		if errors.Is(err, auth.ErrKeyOptions) {
-			return usageError(fs, "%v", err)
-		}
+	switch {
+	case errors.Is(err, auth.ErrKeyName):
+		return &exitError{code: 1, msg: "--name: " + auth.KeyNameRule}
+	case errors.Is(err, auth.ErrKeyOptions):
+		return usageError(fs, "%v", err)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintln(e.stdout, plain)
