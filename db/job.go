@@ -201,10 +201,15 @@ func (d *DB) ListJobs(ctx context.Context, projectID string, status JobStatus, l
 	return out, false, nil
 }
 
+// isActive is the SQL condition of an active job. It is spelled out in the
+// query rather than bound, so SQLite sees that the query matches the
+// partial indexes of active jobs (migrations 0002 and 0031).
+const isActive = "status = '" + string(JobActive) + "'"
+
 // ActiveJobs lists every active job, for the sweep.
 func (d *DB) ActiveJobs(ctx context.Context) ([]Job, error) {
 	return d.queryJobs(ctx, "list active jobs", `/* DB.ActiveJobs */
-		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' ORDER BY updated_at`)
+		SELECT `+jobColumns+` FROM jobs WHERE `+isActive+` ORDER BY updated_at`)
 }
 
 // ExpiredJobRuns lists active jobs whose run's lease ran out before t:
@@ -212,13 +217,13 @@ func (d *DB) ActiveJobs(ctx context.Context) ([]Job, error) {
 // reads an index of leased jobs only.
 func (d *DB) ExpiredJobRuns(ctx context.Context, t time.Time) ([]Job, error) {
 	return d.queryJobs(ctx, "list expired runs", `/* DB.ExpiredJobRuns */
-		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' AND lease_owner <> '' AND lease_until < ? ORDER BY lease_until`, millis(t))
+		SELECT `+jobColumns+` FROM jobs WHERE `+isActive+` AND lease_owner <> '' AND lease_until < ? ORDER BY lease_until`, millis(t))
 }
 
 // UnclaimedJobs lists active jobs no run has claimed since before t.
 func (d *DB) UnclaimedJobs(ctx context.Context, t time.Time) ([]Job, error) {
 	return d.queryJobs(ctx, "list unclaimed jobs", `/* DB.UnclaimedJobs */
-		SELECT `+jobColumns+` FROM jobs WHERE status = 'active' AND lease_owner = '' AND updated_at < ? ORDER BY updated_at`, millis(t))
+		SELECT `+jobColumns+` FROM jobs WHERE `+isActive+` AND lease_owner = '' AND updated_at < ? ORDER BY updated_at`, millis(t))
 }
 
 // queryJobs runs a query of jobColumns; what names it in errors.
@@ -236,34 +241,57 @@ func jobTx(ctx context.Context, tx *sql.Tx, projectID, id string) (Job, error) {
 	return j, err
 }
 
+// errJobChanged is a transition whose job no longer had the status it was
+// decided on when it was written.
+var errJobChanged = errors.New("the job's status changed while it was being updated")
+
+// saveJobTx writes j as a transition of the model left it, over the job
+// read in tx with status from. The status is compared and set: the write
+// applies only while the job still has status from (errJobChanged if not).
+// The write lock that tx holds from its start (BEGIN IMMEDIATE) keeps
+// other writers out, so the guard fails only if something wrote around it.
+func saveJobTx(ctx context.Context, tx *sql.Tx, from JobStatus, j Job) error {
+	res, err := tx.ExecContext(ctx, `/* DB.saveJobTx */
+		UPDATE jobs SET status = ?, turn = ?, recovery = ?, attempts = ?, lease_owner = ?, lease_until = ?,
+			error_code = ?, error_message = ?, pr_link = ?, summary = ?, problems = ?,
+			updated_at = ?, archived_at = ?, merged_at = ?, merge_commit = ?
+		WHERE id = ? AND status = ?`,
+		j.Status, j.Turn, j.Recovery, j.Attempts, j.LeaseOwner, toNullMillis(j.LeaseUntil),
+		j.ErrorCode, j.ErrorMessage, j.PRLink, j.Summary, j.Problems,
+		millis(j.UpdatedAt), toNullMillis(j.ArchivedAt), toNullMillis(j.MergedAt), j.MergeCommit,
+		j.ID, from)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return errors.Join(errJobChanged, err)
+	}
+	return nil
+}
+
 // AddJobPrompt stores a follow-up. On a completed or failed job it starts a
 // new turn (started reports true: the caller enqueues it); on an active job
 // the prompt waits for the turn after the current one. An archived job
 // gives ErrJobArchived.
 func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string, idem *IdempotencyKey) (j Job, started bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
-		if j, err = jobTx(ctx, tx, projectID, id); err != nil {
+		read, err := jobTx(ctx, tx, projectID, id)
+		if err != nil {
 			return err
 		}
 		t := now()
-		if j.Status == JobArchived {
-			return ErrJobArchived
+		if j, started, err = read.FollowUp(t); err != nil {
+			return err
 		}
 		if idem != nil {
 			if err := insertIdempotencyKey(ctx, tx, *idem, j.ID, t); err != nil {
 				return err
 			}
 		}
-		switch j.Status {
-		case JobActive:
+		if !started {
 			return insertPrompt(ctx, tx, j.ID, j.Turn+1, prompt, t)
 		}
-		started = true
-		j.Status, j.Turn, j.Recovery, j.Attempts, j.ErrorCode, j.ErrorMessage, j.UpdatedAt = JobActive, j.Turn+1, 0, 0, "", "", t
-		if _, err := tx.ExecContext(ctx, `/* DB.AddJobPrompt */
-			UPDATE jobs SET status = 'active', turn = ?, recovery = 0, attempts = 0, error_code = '', error_message = '',
-				lease_owner = '', lease_until = NULL, updated_at = ?
-			WHERE id = ?`, j.Turn, millis(t), j.ID); err != nil {
+		if err := saveJobTx(ctx, tx, read.Status, j); err != nil {
 			return err
 		}
 		if err := insertPrompt(ctx, tx, j.ID, j.Turn, prompt, t); err != nil {
@@ -285,14 +313,14 @@ func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string, ide
 func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) {
 	var j Job
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if j, err = jobTx(ctx, tx, projectID, id); err != nil {
+		read, err := jobTx(ctx, tx, projectID, id)
+		if err != nil {
 			return err
 		}
-		if j.Status == JobArchived {
-			return ErrJobArchived
+		if j, err = read.Archive(now()); err != nil {
+			return err
 		}
-		if j, err = archiveTx(ctx, tx, j, now()); err != nil {
+		if err := archiveTx(ctx, tx, read.Status, j); err != nil {
 			return err
 		}
 		j, err = countStatusChange(ctx, tx, j.ID)
@@ -304,16 +332,13 @@ func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) 
 	return j, err
 }
 
-// archiveTx archives j at t: a run under way loses its lease and the
-// follow-ups queued for later turns are dropped.
-func archiveTx(ctx context.Context, tx *sql.Tx, j Job, t time.Time) (Job, error) {
-	j.Status, j.ArchivedAt, j.UpdatedAt, j.LeaseOwner, j.LeaseUntil = JobArchived, &t, t, "", nil
-	if _, err := tx.ExecContext(ctx, `/* DB.archiveTx */
-		UPDATE jobs SET status = 'archived', archived_at = ?, updated_at = ?, lease_owner = '', lease_until = NULL WHERE id = ?`,
-		millis(t), millis(t), j.ID); err != nil {
-		return j, err
+// archiveTx writes j, archived from status from: the follow-ups queued for
+// later turns are dropped.
+func archiveTx(ctx context.Context, tx *sql.Tx, from JobStatus, j Job) error {
+	if err := saveJobTx(ctx, tx, from, j); err != nil {
+		return err
 	}
-	return j, dropQueuedPrompts(ctx, tx, j)
+	return dropQueuedPrompts(ctx, tx, j)
 }
 
 // MergeJob records that the job's branch was merged into its ref — by
@@ -324,23 +349,22 @@ func archiveTx(ctx context.Context, tx *sql.Tx, j Job, t time.Time) (Job, error)
 // archived it. A job whose merge is recorded already gives ErrJobArchived.
 func (d *DB) MergeJob(ctx context.Context, projectID, id, commit, diff string) (j Job, archived bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
-		if j, err = jobTx(ctx, tx, projectID, id); err != nil {
+		read, err := jobTx(ctx, tx, projectID, id)
+		if err != nil {
 			return err
 		}
-		if j.MergedAt != nil {
-			return ErrJobArchived
+		if j, archived, err = read.RecordMerge(commit, now()); err != nil {
+			return err
 		}
-		t := now()
-		if j.Status != JobArchived {
-			if j, err = archiveTx(ctx, tx, j, t); err != nil {
-				return err
-			}
-			archived = true
+		save := saveJobTx
+		if archived {
+			save = archiveTx
 		}
-		j.UpdatedAt, j.MergedAt, j.MergeCommit = t, &t, commit
+		if err := save(ctx, tx, read.Status, j); err != nil {
+			return err
+		}
 		if _, err = tx.ExecContext(ctx, `/* DB.MergeJob */
-			UPDATE jobs SET updated_at = ?, merged_at = ?, merge_commit = ?, merged_diff = ? WHERE id = ?`,
-			millis(t), millis(t), commit, diff, j.ID); err != nil {
+			UPDATE jobs SET merged_diff = ? WHERE id = ?`, diff, j.ID); err != nil {
 			return err
 		}
 		if archived { // a status change: its webhook event carries the merge
@@ -372,18 +396,14 @@ func (d *DB) MergedDiff(ctx context.Context, id string) (string, error) {
 func (d *DB) CancelJob(ctx context.Context, projectID, id, code, message string) (Job, error) {
 	var j Job
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if j, err = jobTx(ctx, tx, projectID, id); err != nil {
+		read, err := jobTx(ctx, tx, projectID, id)
+		if err != nil {
 			return err
 		}
-		switch j.Status {
-		case JobArchived:
-			return ErrJobArchived
-		case JobActive:
-		default:
-			return ErrJobNotActive
+		if j, err = read.Fail("", code, message, now()); err != nil {
+			return err
 		}
-		j, err = failTx(ctx, tx, j, code, message)
+		j, err = failTx(ctx, tx, read.Status, j)
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) && !errors.Is(err, ErrJobNotActive) {
@@ -392,12 +412,10 @@ func (d *DB) CancelJob(ctx context.Context, projectID, id, code, message string)
 	return j, err
 }
 
-func failTx(ctx context.Context, tx *sql.Tx, j Job, code, message string) (Job, error) {
-	t := now()
-	j.Status, j.ErrorCode, j.ErrorMessage, j.UpdatedAt, j.LeaseOwner, j.LeaseUntil = JobFailed, code, message, t, "", nil
-	if _, err := tx.ExecContext(ctx, `/* DB.failTx */
-		UPDATE jobs SET status = 'failed', error_code = ?, error_message = ?, updated_at = ?, lease_owner = '', lease_until = NULL
-		WHERE id = ?`, code, message, millis(t), j.ID); err != nil {
+// failTx writes j, failed from status from: the follow-ups queued for
+// later turns are dropped, and the change is counted.
+func failTx(ctx context.Context, tx *sql.Tx, from JobStatus, j Job) (Job, error) {
+	if err := saveJobTx(ctx, tx, from, j); err != nil {
 		return j, err
 	}
 	if err := dropQueuedPrompts(ctx, tx, j); err != nil {
@@ -419,20 +437,22 @@ func dropQueuedPrompts(ctx context.Context, tx *sql.Tx, j Job) error {
 // time on any number of workers; ok is false otherwise.
 func (d *DB) ClaimJobRun(ctx context.Context, id string, turn, recovery int, owner string, leaseUntil time.Time) (j Job, ok bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
-		t := now()
-		res, err := tx.ExecContext(ctx, `/* DB.ClaimJobRun */
-			UPDATE jobs SET lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
-			WHERE id = ? AND status = 'active' AND turn = ? AND recovery = ?
-				AND (lease_owner = '' OR lease_until IS NULL OR lease_until < ?)`,
-			owner, millis(leaseUntil), millis(t), id, turn, recovery, millis(t))
+		read, err := jobTx(ctx, tx, "", id)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
+		claimed, err := read.Claim(turn, recovery, owner, leaseUntil, now())
+		if err != nil {
+			return nil // not this attempt's to run
+		}
+		if err := saveJobTx(ctx, tx, read.Status, claimed); err != nil {
+			return err
 		}
 		ok = true
-		j, err = jobTx(ctx, tx, "", id)
+		j, err = jobTx(ctx, tx, "", id) // as stored: the lease to the millisecond
 		return err
 	})
 	if err != nil {
@@ -441,28 +461,49 @@ func (d *DB) ClaimJobRun(ctx context.Context, id string, turn, recovery int, own
 	return j, ok, nil
 }
 
+// runTransition applies to job id what change decides, for the attempt
+// running it or the sweep; false when the job is gone or change refused
+// (the run is not, or no longer, the caller's).
+func (d *DB) runTransition(ctx context.Context, id string, change func(Job) (Job, error)) (ok bool, err error) {
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		read, err := jobTx(ctx, tx, "", id)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		changed, err := change(read)
+		if err != nil {
+			return nil
+		}
+		if err := saveJobTx(ctx, tx, read.Status, changed); err != nil {
+			return err
+		}
+		ok = true
+		return nil
+	})
+	return ok && err == nil, err
+}
+
 // ExtendJobLease keeps owner's claim alive; false means the claim is gone
 // (the job was cancelled, archived or given to another attempt).
 func (d *DB) ExtendJobLease(ctx context.Context, id, owner string, until time.Time) (bool, error) {
-	res, err := d.w.ExecContext(ctx, `/* DB.ExtendJobLease */
-		UPDATE jobs SET lease_until = ? WHERE id = ? AND status = 'active' AND lease_owner = ?`, millis(until), id, owner)
+	ok, err := d.runTransition(ctx, id, func(j Job) (Job, error) { return j.ExtendLease(owner, until) })
 	if err != nil {
 		return false, fmt.Errorf("db: unable to extend the lease of job %s: %w", id, err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return ok, nil
 }
 
 // ReleaseJobRun gives up owner's claim after a transient failure so a retry
 // can claim the turn; false means the claim was already gone.
 func (d *DB) ReleaseJobRun(ctx context.Context, id, owner string) (bool, error) {
-	res, err := d.w.ExecContext(ctx, `/* DB.ReleaseJobRun */
-		UPDATE jobs SET lease_owner = '', lease_until = NULL WHERE id = ? AND status = 'active' AND lease_owner = ?`, id, owner)
+	ok, err := d.runTransition(ctx, id, func(j Job) (Job, error) { return j.Release(owner) })
 	if err != nil {
 		return false, fmt.Errorf("db: unable to release job %s: %w", id, err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return ok, nil
 }
 
 // AddJobUsage adds a run's model calls and tokens to the job's totals.
@@ -479,46 +520,30 @@ func (d *DB) AddJobUsage(ctx context.Context, id string, steps int, tokens int64
 // next turn, when follow-ups are waiting (next is true: the caller enqueues
 // it), or becomes completed. ok is false when owner no longer held the job.
 func (d *DB) FinishJobRun(ctx context.Context, id, owner string, out TurnOutcome) (j Job, next, ok bool, err error) {
-	prLink := out.PRLink
 	err = d.tx(ctx, func(tx *sql.Tx) error {
-		if j, err = jobTx(ctx, tx, "", id); err != nil {
+		read, err := jobTx(ctx, tx, "", id)
+		if err != nil {
 			return err
 		}
-		if j.Status != JobActive || j.LeaseOwner != owner {
-			return nil
+		j = read
+		var waiting int
+		if err := tx.QueryRowContext(ctx, `/* DB.FinishJobRun */
+			SELECT count(*) FROM job_messages WHERE job_id = ? AND turn > ? AND attempt = '' AND dropped = 0`,
+			id, read.Turn).Scan(&waiting); err != nil {
+			return err
 		}
-		ok = true
+		ended, more, err := read.EndTurn(owner, out, waiting > 0, now())
+		if err != nil {
+			return nil // not owner's run any more
+		}
 		if _, err := tx.ExecContext(ctx, `/* DB.FinishJobRun */
 			UPDATE job_messages SET kept = 1 WHERE job_id = ? AND attempt = ?`, id, owner); err != nil {
 			return err
 		}
-		var waiting int
-		if err := tx.QueryRowContext(ctx, `/* DB.FinishJobRun */
-			SELECT count(*) FROM job_messages WHERE job_id = ? AND turn > ? AND attempt = '' AND dropped = 0`,
-			id, j.Turn).Scan(&waiting); err != nil {
+		if err := saveJobTx(ctx, tx, read.Status, ended); err != nil {
 			return err
 		}
-		t := now()
-		if prLink != "" {
-			j.PRLink = prLink
-		}
-		j.UpdatedAt, j.LeaseOwner, j.LeaseUntil = t, "", nil
-		j.Summary, j.Problems = &out.Summary, out.Problems
-		if j.Problems == "" {
-			j.Problems = "[]"
-		}
-		if waiting > 0 {
-			next = true
-			j.Turn, j.Recovery, j.Attempts = j.Turn+1, 0, 0
-		} else {
-			j.Status = JobCompleted
-		}
-		if _, err := tx.ExecContext(ctx, `/* DB.FinishJobRun */
-			UPDATE jobs SET status = ?, pr_link = ?, turn = ?, recovery = ?, attempts = ?, lease_owner = '', lease_until = NULL, updated_at = ?,
-				summary = ?, problems = ?
-			WHERE id = ?`, j.Status, j.PRLink, j.Turn, j.Recovery, j.Attempts, millis(t), *j.Summary, j.Problems, id); err != nil {
-			return err
-		}
+		j, next, ok = ended, more, true
 		if next {
 			return nil // still active: no status change
 		}
@@ -536,14 +561,17 @@ func (d *DB) FinishJobRun(ctx context.Context, id, owner string, out TurnOutcome
 // job was no longer active or no longer owner's.
 func (d *DB) FailJobRun(ctx context.Context, id, owner, code, message string) (j Job, ok bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
-		if j, err = jobTx(ctx, tx, "", id); err != nil {
+		read, err := jobTx(ctx, tx, "", id)
+		if err != nil {
 			return err
 		}
-		if j.Status != JobActive || (owner != "" && j.LeaseOwner != owner) {
-			return nil
+		j = read
+		failed, err := read.Fail(owner, code, message, now())
+		if err != nil {
+			return nil // not active, or not owner's run any more
 		}
 		ok = true
-		j, err = failTx(ctx, tx, j, code, message)
+		j, err = failTx(ctx, tx, read.Status, failed)
 		return err
 	})
 	if err != nil {
@@ -556,14 +584,11 @@ func (d *DB) FailJobRun(ctx context.Context, id, owner, code, message string) (j
 // its task vanished) to a new recovery of the same turn, freeing its lease.
 // Only one caller wins for a given (turn, recovery); ok says whether it was this one.
 func (d *DB) RecoverJobRun(ctx context.Context, id string, turn, recovery int) (bool, error) {
-	res, err := d.w.ExecContext(ctx, `/* DB.RecoverJobRun */
-		UPDATE jobs SET recovery = recovery + 1, lease_owner = '', lease_until = NULL, updated_at = ?
-		WHERE id = ? AND status = 'active' AND turn = ? AND recovery = ?`, millis(now()), id, turn, recovery)
+	ok, err := d.runTransition(ctx, id, func(j Job) (Job, error) { return j.Recover(turn, recovery, now()) })
 	if err != nil {
 		return false, fmt.Errorf("db: unable to recover job %s: %w", id, err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return ok, nil
 }
 
 const jobMessageColumns = `id, job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, kept, dropped, created_at`
