@@ -17,6 +17,7 @@ import (
 //
 //go:generate go run ./internal/refreshdata -src find -dest .
 //go:embed data/ai-robots-txt/robots.json data/crawler-user-agents/crawler-user-agents.json
+//go:embed data/device-detector/bots.json data/isbot/patterns.json
 var listFiles embed.FS
 
 // extraAgents are agents acting for a person that the upstream lists do not
@@ -25,10 +26,16 @@ var listFiles embed.FS
 var extraAgents = []string{"Copilot", "GitHub-Copilot", "GitHubCopilotChat", "claude-code", "Google-Agent", "Devin", "Cursor",
 	"Google-GeminiNotebook", "ChatGPT-Browser"}
 
+// extraBots are service fetchers that append their name to a browser's
+// user agent and that no list names (yet): a whole product token.
+var extraBots = []string{"AdAuth", "Google-Ads-Qualify", "Google-Lens", "GoogleSites"}
+
 // tokenClasses correct ai.robots.txt where its free-text function files an
 // agent in the wrong class: cohere-ai is, as far as anyone documents it, a
 // crawler gathering training data, not a fetch for a user's prompt.
-var tokenClasses = map[string]Class{"cohere-ai": AITraining, "Kimi-SearchBot": AISearch}
+// xAI-Bot stays among bots, as issue 10 filed it (device-detector calls it
+// an AI data scraper; ai.robots.txt does not list it).
+var tokenClasses = map[string]Class{"cohere-ai": AITraining, "Kimi-SearchBot": AISearch, "xAI-Bot": Bot}
 
 // wordPatterns are upstream crawler patterns so short or so common that
 // they also match inside browsers' tokens ("WIRED/" for RED/,
@@ -40,23 +47,114 @@ var wordPatterns = map[string]bool{`RED\/`: true, `008\/`: true, `Sogou`: true, 
 // part of ordinary browsers' strings: an Android build number.
 var droppedPatterns = map[string]bool{`AP3A\.240617\.008`: true}
 
+// isbotGeneric are isbot's patterns that are ordinary words or shapes,
+// not a product's name: they also match apps' and old browsers' user
+// agents ("AppleNews/608", "GooglePlayStore", "Hybrid()", "chromeframe",
+// "SogouMobileBrowser", "Bada/1.0;"), so Folio applies them only to user
+// agents that are not browser-shaped (see browserShaped).
+var isbotGeneric = map[string]bool{
+	"(?:^|[^g])news(?!sapphire)": true, "(?<! channel/|google/)google(?!(?:wv|app|/google| pixel))": true,
+	"(?<! cu)bots?(?:\\b|_)": true, "(?<!cam)scan": true, "(?<!lib)http": true, "24x7": true, ";\\s\\w+;$": true,
+	"@[a-z][\\w-]+\\.": true, "\\(\\)": true, "\\.com\\b": true, "\\b\\w+/1\\.0;": true, "\\bbw/": true,
+	"\\bdlc\\b": true, "\\bort/": true, "\\bperl\\b": true, "\\btime/": true, "\\|": true,
+	"abuse": true, "advisor": true, "agent\\b": true, "analyzer": true, "archive": true, "audit": true, "capture": true,
+	"catch": true, "check\\b": true, "checker": true, "chromeframe": true, "classifier": true, "cloudflare": true,
+	"detect": true, "discovery": true, "download": true, "feed": true, "grab": true, "insight": true, "inspect": true,
+	"java(?!;)": true, "library": true, "measure": true, "monitor\\b": true, "node\\b": true, "optimize": true,
+	"parser": true, "preview": true, "proxy": true, "radar": true, "retriever": true, "rss\\b": true, "scrape": true,
+	"server": true, "sogou": true, "splash": true, "synapse": true, "synthetic": true, "tools": true, "torrent": true,
+	"transcoder": true, "url": true, "validator": true, "virtuoso": true, "spider": true, "crawl": true,
+	// shapes: a string of bare words, one long token, a number…
+	`^[\w \.\-\(?:\):%]+(?:/v?\d+(?:\.\d+)?(?:\.\d{1,10})*?)?(?:,|$)`: true, `^[^ ]{50,}$`: true, `^\d+\b`: true,
+	`^\w+/[\w\(\)]*$`: true, `^[\w\-]+/[\w]+$`: true, `^\w+/\d\.\d\s\([\w@]+\)$`: true, `^[<\(;]`: true,
+	`^mozilla/\d\.\d\s[\w\.-]+$`: true, `^mozilla/\d\.\d\s\((?:compatible;)?(?:\s?[\w\d-.]+[\s/]\d+\.\d+)?\)$`: true,
+}
+
+// deviceDetectorStart is how device-detector applies each of its patterns
+// (case-insensitively, and) only where a word starts: its parsers wrap
+// each in (?:^|[^A-Z0-9_-]|[^A-Z0-9-]_|sprd-|MZ-)(?:…). Folio checks the
+// text before a match instead, which keeps Go's literal scans fast.
+func deviceDetectorStart(before string) bool {
+	n := len(before)
+	if n == 0 {
+		return true
+	}
+	wordByte := func(b byte) bool { return isAlnum(b) || b == '_' || b == '-' }
+	switch last := before[n-1]; {
+	case !wordByte(last):
+		return true
+	case last == '_' && n >= 2 && !isAlnum(before[n-2]) && before[n-2] != '-':
+		return true
+	case last == '_' && n == 1:
+		return false
+	}
+	lower := strings.ToLower(before[max(0, n-5):])
+	return strings.HasSuffix(lower, "sprd-") || strings.HasSuffix(lower, "mz-")
+}
+
+// Lists holds the raw lists a Classifier is built from: ai.robots.txt's
+// robots.json, crawler-user-agents.json, device-detector's bots (as JSON)
+// and isbot's patterns.json. A nil list is left out (the tests measure
+// each list's examples on a classifier built without that list).
+type Lists struct {
+	Robots, Crawlers, DeviceDetector, Isbot []byte
+}
+
+// EmbeddedLists are the lists shipped in the binary.
+func EmbeddedLists() (Lists, error) {
+	var l Lists
+	for _, f := range []struct {
+		dst  *[]byte
+		name string
+	}{{&l.Robots, "data/ai-robots-txt/robots.json"}, {&l.Crawlers, "data/crawler-user-agents/crawler-user-agents.json"},
+		{&l.DeviceDetector, "data/device-detector/bots.json"}, {&l.Isbot, "data/isbot/patterns.json"}} {
+		b, err := listFiles.ReadFile(f.name)
+		if err != nil {
+			return Lists{}, err
+		}
+		*f.dst = b
+	}
+	return l, nil
+}
+
 // Classifier sorts traffic into the contract's classes. It is safe for
 // concurrent use.
 type Classifier struct {
 	ac *automaton
-	// by literal id: an AI token (wordClass >= 0, matched on word
-	// boundaries) or the crawler patterns whose required literal it is
+	// by literal id: an AI token (wordClass >= 0, matched as a product
+	// token), a bot's name (botWord), or the patterns whose required
+	// literal it is
 	wordClass []int8
+	botWord   []bool
 	patterns  [][]int32
 	crawlers  []crawler
-	always    []int32 // crawler patterns with no usable literal: always checked
+	always    []int32 // patterns with no usable literal: always checked
+	literals  []string
 }
 
+// level is how much a pattern's match says about a user agent.
+type level uint8
+
+const (
+	// levelTool: a script, an HTTP library, or what isbot's and
+	// device-detector's generic rules catch: a Bot, unless it reads
+	// Markdown (then an agent).
+	levelTool level = iota
+	// levelNamed: a named crawler, fetcher or agent: its class, whatever
+	// the path.
+	levelNamed
+)
+
 type crawler struct {
-	re    *regexp.Regexp
-	word  bool // the match must start a word (see wordPatterns)
-	class Class
-	tool  bool // an HTTP library or browser automation: a script, not a crawler
+	re   *regexp.Regexp
+	leaf *leaf // for a pattern with look-arounds
+	word bool  // the match must start a word (see wordPatterns)
+	// shapeless: applied only to user agents that are not browser-shaped
+	// (see isbotGeneric)
+	shapeless bool
+	class     Class
+	level     level
+	source    string // which list: for tests and reports
 }
 
 // Input is what classification looks at.
@@ -68,32 +166,15 @@ type Input struct {
 
 // NewClassifier builds the classifier from the embedded lists.
 func NewClassifier() (*Classifier, error) {
-	robots, err := listFiles.ReadFile("data/ai-robots-txt/robots.json")
+	l, err := EmbeddedLists()
 	if err != nil {
 		return nil, err
 	}
-	crawlers, err := listFiles.ReadFile("data/crawler-user-agents/crawler-user-agents.json")
-	if err != nil {
-		return nil, err
-	}
-	return newClassifier(robots, crawlers)
+	return NewClassifierFrom(l)
 }
 
-func newClassifier(robotsJSON, crawlersJSON []byte) (*Classifier, error) {
-	var robots map[string]struct {
-		Function string `json:"function"`
-	}
-	if err := json.Unmarshal(robotsJSON, &robots); err != nil {
-		return nil, fmt.Errorf("analytics: unable to read robots.json: %w", err)
-	}
-	var patterns []struct {
-		Pattern string   `json:"pattern"`
-		Tags    []string `json:"tags"`
-	}
-	if err := json.Unmarshal(crawlersJSON, &patterns); err != nil {
-		return nil, fmt.Errorf("analytics: unable to read crawler-user-agents.json: %w", err)
-	}
-
+// NewClassifierFrom builds a classifier from the given lists.
+func NewClassifierFrom(l Lists) (*Classifier, error) {
 	c := &Classifier{}
 	var literals []string
 	index := map[string]int32{}
@@ -105,20 +186,43 @@ func newClassifier(robotsJSON, crawlersJSON []byte) (*Classifier, error) {
 		index[s] = id
 		literals = append(literals, s)
 		c.wordClass = append(c.wordClass, -1)
+		c.botWord = append(c.botWord, false)
 		c.patterns = append(c.patterns, nil)
 		return id
 	}
-	// Tokens sorted so that equal lower-case tokens get one class, whatever
-	// the map's order.
-	tokens := make([]string, 0, len(robots))
-	for t := range robots {
-		tokens = append(tokens, t)
+	add := func(cr crawler, pattern string) {
+		pid := int32(len(c.crawlers))
+		c.crawlers = append(c.crawlers, cr)
+		lits := requiredLiterals(pattern)
+		if lits == nil {
+			c.always = append(c.always, pid)
+			return
+		}
+		for _, l := range lits {
+			id := literal(l)
+			c.patterns[id] = append(c.patterns[id], pid)
+		}
 	}
-	slices.Sort(tokens)
-	for _, t := range tokens {
-		id := literal(strings.ToLower(t))
-		if cl := robotClass(robots[t].Function); c.wordClass[id] < 0 || Class(c.wordClass[id]) > cl {
-			c.wordClass[id] = int8(cl)
+
+	if l.Robots != nil {
+		var robots map[string]struct {
+			Function string `json:"function"`
+		}
+		if err := json.Unmarshal(l.Robots, &robots); err != nil {
+			return nil, fmt.Errorf("analytics: unable to read robots.json: %w", err)
+		}
+		// Tokens sorted so that equal lower-case tokens get one class,
+		// whatever the map's order.
+		tokens := make([]string, 0, len(robots))
+		for t := range robots {
+			tokens = append(tokens, t)
+		}
+		slices.Sort(tokens)
+		for _, t := range tokens {
+			id := literal(strings.ToLower(t))
+			if cl := robotClass(robots[t].Function); c.wordClass[id] < 0 || Class(c.wordClass[id]) > cl {
+				c.wordClass[id] = int8(cl)
+			}
 		}
 	}
 	for _, t := range extraAgents {
@@ -127,33 +231,98 @@ func newClassifier(robotsJSON, crawlersJSON []byte) (*Classifier, error) {
 	for t, cl := range tokenClasses {
 		c.wordClass[literal(strings.ToLower(t))] = int8(cl)
 	}
-	for _, p := range patterns {
-		if droppedPatterns[p.Pattern] {
-			continue
+	for _, t := range extraBots {
+		c.botWord[literal(strings.ToLower(t))] = true
+	}
+
+	if l.Crawlers != nil {
+		var patterns []struct {
+			Pattern string   `json:"pattern"`
+			Tags    []string `json:"tags"`
 		}
-		re, err := regexp.Compile(p.Pattern)
-		if err != nil {
-			return nil, fmt.Errorf("analytics: crawler pattern %q: %w", p.Pattern, err)
+		if err := json.Unmarshal(l.Crawlers, &patterns); err != nil {
+			return nil, fmt.Errorf("analytics: unable to read crawler-user-agents.json: %w", err)
 		}
-		cr := crawler{re: re, class: Bot, word: wordPatterns[p.Pattern]}
-		if slices.Contains(p.Tags, "ai-crawler") {
-			cr.class = AITraining
+		for _, p := range patterns {
+			if droppedPatterns[p.Pattern] {
+				continue
+			}
+			re, err := regexp.Compile(p.Pattern)
+			if err != nil {
+				return nil, fmt.Errorf("analytics: crawler pattern %q: %w", p.Pattern, err)
+			}
+			cr := crawler{re: re, class: Bot, level: levelNamed, word: wordPatterns[p.Pattern], source: "crawler-user-agents"}
+			if slices.Contains(p.Tags, "ai-crawler") {
+				cr.class = AITraining
+			}
+			if slices.Contains(p.Tags, "http-library") || slices.Contains(p.Tags, "browser-automation") {
+				cr.level = levelTool
+			}
+			add(cr, p.Pattern)
 		}
-		cr.tool = slices.Contains(p.Tags, "http-library") || slices.Contains(p.Tags, "browser-automation")
-		pid := int32(len(c.crawlers))
-		c.crawlers = append(c.crawlers, cr)
-		lits := requiredLiterals(p.Pattern)
-		if lits == nil {
-			c.always = append(c.always, pid)
-			continue
+	}
+
+	if l.DeviceDetector != nil {
+		var bots []struct {
+			Regex    string `json:"regex"`
+			Name     string `json:"name"`
+			Category string `json:"category"`
 		}
-		for _, l := range lits {
-			id := literal(l)
-			c.patterns[id] = append(c.patterns[id], pid)
+		if err := json.Unmarshal(l.DeviceDetector, &bots); err != nil {
+			return nil, fmt.Errorf("analytics: unable to read device-detector's bots.json: %w", err)
+		}
+		for _, b := range bots {
+			cr := crawler{class: deviceDetectorClass(b.Category), level: levelNamed, source: "device-detector"}
+			if b.Name == "Generic Bot" {
+				// Its catch-all rules (words such as bot, fetch, monitor,
+				// and bare library names such as "node"): a script's
+				// signature, not a crawler's name.
+				cr.level = levelTool
+			}
+			leaves, err := lookaroundLeaves("(?i)", b.Regex)
+			if err != nil {
+				return nil, fmt.Errorf("analytics: device-detector pattern: %w", err)
+			}
+			for i := range leaves {
+				cr := cr
+				leaves[i].follows = deviceDetectorStart
+				cr.leaf = &leaves[i]
+				add(cr, leaves[i].source)
+			}
+		}
+	}
+
+	if l.Isbot != nil {
+		var patterns []string
+		if err := json.Unmarshal(l.Isbot, &patterns); err != nil {
+			return nil, fmt.Errorf("analytics: unable to read isbot's patterns.json: %w", err)
+		}
+		for _, p := range patterns {
+			leaves, err := lookaroundLeaves("(?i)", p)
+			if err != nil {
+				return nil, fmt.Errorf("analytics: isbot pattern: %w", err)
+			}
+			for i := range leaves {
+				add(crawler{leaf: &leaves[i], class: Bot, level: levelTool, shapeless: isbotGeneric[p], source: "isbot"}, leaves[i].source)
+			}
 		}
 	}
 	c.ac = newAutomaton(literals)
+	c.literals = literals
 	return c, nil
+}
+
+// deviceDetectorClass reads device-detector's category of a bot.
+func deviceDetectorClass(category string) Class {
+	switch category {
+	case "AI Assistant", "AI Agent":
+		return AI
+	case "AI Search Crawler":
+		return AISearch
+	case "AI Data Scraper":
+		return AITraining
+	}
+	return Bot
 }
 
 // robotClass reads ai.robots.txt's free-text "function" of an agent.
@@ -188,9 +357,10 @@ func requiredLiterals(pattern string) []string {
 }
 
 func mustContain(re *syntax.Regexp) []string {
+	if set, ok := exactSet(re); ok {
+		return set
+	}
 	switch re.Op {
-	case syntax.OpLiteral:
-		return []string{strings.ToLower(string(re.Rune))}
 	case syntax.OpCapture, syntax.OpPlus:
 		return mustContain(re.Sub[0])
 	case syntax.OpRepeat:
@@ -208,28 +378,26 @@ func mustContain(re *syntax.Regexp) []string {
 		}
 		return all
 	case syntax.OpConcat:
-		// The longest run of exactly-known bytes, or a sub-expression's own
-		// set when that is better.
-		var best []string
-		score := func(ls []string) int {
-			m := -1
-			for _, l := range ls {
-				if m < 0 || len(l) < m {
-					m = len(l)
-				}
-			}
-			return m
-		}
-		var run strings.Builder
+		// The best run of sub-expressions that each match a few exact
+		// strings (their product), or a sub-expression's own set when that
+		// is better.
+		var best, run []string
 		end := func() {
-			if run.Len() > 0 && run.Len() > score(best) {
-				best = []string{run.String()}
+			if run != nil && score(run) > score(best) {
+				best = run
 			}
-			run.Reset()
+			run = nil
 		}
 		for _, s := range re.Sub {
-			if lit, ok := exactText(s); ok {
-				run.WriteString(lit)
+			if set, ok := exactSet(s); ok {
+				if run == nil {
+					run = set
+				} else if joined, ok := product(run, set); ok {
+					run = joined
+				} else {
+					end()
+					run = set
+				}
 				continue
 			}
 			end()
@@ -243,22 +411,93 @@ func mustContain(re *syntax.Regexp) []string {
 	return nil
 }
 
-// exactText is the lower-case text a sub-expression always matches, if it
-// matches exactly one (ignoring letter case), such as "bot" or [wW].
-func exactText(re *syntax.Regexp) (string, bool) {
-	switch re.Op {
-	case syntax.OpLiteral:
-		return strings.ToLower(string(re.Rune)), true
-	case syntax.OpCharClass:
-		r := re.Rune
-		if len(r) == 2 && r[0] == r[1] {
-			return strings.ToLower(string(r[0])), true
-		}
-		if len(r) == 4 && r[0] == r[1] && r[2] == r[3] && strings.EqualFold(string(r[0]), string(r[2])) {
-			return strings.ToLower(string(r[0])), true
+// score is the length of a literal set's shortest string (-1 for none):
+// what a prefilter on the set is worth.
+func score(ls []string) int {
+	m := -1
+	for _, l := range ls {
+		if m < 0 || len(l) < m {
+			m = len(l)
 		}
 	}
-	return "", false
+	return m
+}
+
+// maxExact bounds the strings an exact set may hold.
+const maxExact = 64
+
+// exactSet is the set of lower-case strings a sub-expression matches, when
+// it matches only a few (ignoring letter case): "bot", [ _], (?:AI|User),
+// (-Image)?.
+func exactSet(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpCharClass:
+		var out []string
+		r := re.Rune
+		for i := 0; i+1 < len(r); i += 2 {
+			if r[i+1]-r[i] > 8 {
+				return nil, false
+			}
+			for c := r[i]; c <= r[i+1]; c++ {
+				if s := strings.ToLower(string(c)); !slices.Contains(out, s) {
+					out = append(out, s)
+				}
+			}
+		}
+		if len(out) == 0 || len(out) > 8 {
+			return nil, false
+		}
+		return out, true
+	case syntax.OpCapture:
+		return exactSet(re.Sub[0])
+	case syntax.OpQuest:
+		set, ok := exactSet(re.Sub[0])
+		if !ok || len(set) >= maxExact {
+			return nil, false
+		}
+		return append(set, ""), true
+	case syntax.OpAlternate:
+		var out []string
+		for _, s := range re.Sub {
+			set, ok := exactSet(s)
+			if !ok || len(out)+len(set) > maxExact {
+				return nil, false
+			}
+			out = append(out, set...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out := []string{""}
+		for _, s := range re.Sub {
+			set, ok := exactSet(s)
+			if !ok {
+				return nil, false
+			}
+			if out, ok = product(out, set); !ok {
+				return nil, false
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// product is every a+b, when there are few enough.
+func product(a, b []string) ([]string, bool) {
+	if len(a)*len(b) > maxExact {
+		return nil, false
+	}
+	out := make([]string, 0, len(a)*len(b))
+	for _, x := range a {
+		for _, y := range b {
+			out = append(out, x+y)
+		}
+	}
+	return out, true
 }
 
 // Classify returns the class of a page view.
@@ -289,35 +528,50 @@ func (v uaVerdict) class(in Input) Class {
 	return Human
 }
 
-// byUserAgent matches a user agent against the lists.
+// byUserAgent matches a user agent against the lists and the rules, in
+// this order: an AI agent's token; a named crawler, fetcher or agent of
+// the lists; a product token following AI agents' naming ("Name-User/");
+// a crawler's word, a URL or an e-mail address; then what marks a script
+// rather than a person (an HTTP library, isbot's and device-detector's
+// generic rules, a string that is not a browser's). The device model in an
+// Android platform group is left out of all of it: "M bot 54" is a phone.
 func (c *Classifier) byUserAgent(ua string) uaVerdict {
+	if ua == "" {
+		return uaVerdict{decided: Bot, final: true}
+	}
+	text := maskDeviceModel(plusDecoded(ua))
+	shaped := browserShaped(text)
 	agent, agentLen := Class(0), 0
-	crawled, isCrawler := Class(0), false
-	tool := false
+	named, isNamed := Class(0), false
+	tool, botWord := false, false
 	var checked []int32
 	check := func(pid int32) {
 		if slices.Contains(checked, pid) {
 			return
 		}
 		checked = append(checked, pid)
-		cr := c.crawlers[pid]
-		if !cr.matches(ua) {
+		cr := &c.crawlers[pid]
+		if cr.level == levelTool && (tool || cr.shapeless && shaped) || !cr.matches(text) {
 			return
 		}
-		if cr.tool {
+		if cr.level == levelTool {
 			tool = true
 			return
 		}
-		if !isCrawler || cr.class > crawled {
-			crawled, isCrawler = cr.class, true
+		if !isNamed || classRank(cr.class) > classRank(named) {
+			named, isNamed = cr.class, true
 		}
 	}
-	c.ac.match(ua, func(id int32, end int) {
-		if cl := c.wordClass[id]; cl >= 0 {
+	c.ac.match(text, func(id int32, end int) {
+		if cl := c.wordClass[id]; cl >= 0 || c.botWord[id] {
 			start := end - c.ac.lens[id]
-			// The longest AI token wins: Applebot-Extended over Applebot.
-			if isProductToken(ua, start, end) && c.ac.lens[id] > agentLen {
-				agent, agentLen = Class(cl), c.ac.lens[id]
+			if isProductToken(text, start, end) {
+				if c.botWord[id] {
+					botWord = true
+				} else if c.ac.lens[id] > agentLen {
+					// The longest AI token wins: Applebot-Extended over Applebot.
+					agent, agentLen = Class(cl), c.ac.lens[id]
+				}
 			}
 		}
 		for _, pid := range c.patterns[id] {
@@ -330,16 +584,32 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 	switch {
 	case agentLen > 0:
 		return uaVerdict{decided: agent, final: true}
-	case isCrawler:
-		return uaVerdict{decided: crawled, final: true}
-	case ua == "":
+	case isNamed:
+		return uaVerdict{decided: named, final: true}
+	case botWord:
+		return uaVerdict{decided: Bot, final: true}
+	case userAgentNaming(text):
+		return uaVerdict{decided: AI, final: true}
+	}
+	crawler, library := genericMarkers(text)
+	if crawler || hasURLOrEmail(text) {
 		return uaVerdict{decided: Bot, final: true}
 	}
-	crawler, library := genericMarkers(ua)
-	if crawler {
-		return uaVerdict{decided: Bot, final: true}
+	return uaVerdict{tool: tool || library || !shaped || fetcherAppended(text)}
+}
+
+// classRank orders the classes a user agent's named matches can give: the
+// most specific wins (an AI agent over an AI crawler over any bot).
+func classRank(c Class) int {
+	switch c {
+	case AI:
+		return 3
+	case AITraining:
+		return 2
+	case AISearch:
+		return 1
 	}
-	return uaVerdict{tool: tool || library}
+	return 0
 }
 
 // isProductToken says whether ua[start:end] stands as a product token of
@@ -398,7 +668,10 @@ func acceptPrefersMarkdown(accept string) bool {
 	return md > 0 && md >= best
 }
 
-func (cr crawler) matches(ua string) bool {
+func (cr *crawler) matches(ua string) bool {
+	if cr.leaf != nil {
+		return cr.leaf.matches(ua)
+	}
 	if !cr.word {
 		return cr.re.MatchString(ua)
 	}

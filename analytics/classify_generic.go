@@ -62,3 +62,199 @@ func genericMarkers(ua string) (crawler, library bool) {
 	}
 	return false, false
 }
+
+// browserMarkers are what every browser's user agent names somewhere: an
+// engine, a browser, a platform, or an old phone's browser and profile
+// (SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 … UP.Browser/6.2.3.3,
+// Opera/9.80 (MTK; Opera Mini/…), DoCoMo/2.0 N905i). A user agent naming
+// none of them is not a person's browser: a bare product name ("Zeno",
+// "phpMyAdmin", "Google-Lens"), a library ("libfetch/2.0"), or
+// "Mozilla/4.0 (compatible;)" with nothing inside.
+var browserMarkers = []string{
+	// engines and browsers
+	"applewebkit", "gecko", "khtml", "trident", "msie", "presto", "edge", "chrome", "firefox", "safari", "opera", "fennec",
+	"seamonkey", "konqueror", "icab", "omniweb", "netpositive", "lynx", "w3m", "dillo", "netsurf", "ucweb", "ucbrowser",
+	"netfront", "obigo", "teleca", "openwave", "up.browser", "up.link", "dolfin", "jasmine", "polaris", "blazer", "avantgo",
+	"iemobile", "mosaic", "netscape", "webtv", "nintendobrowser",
+	// platforms
+	"windows", "winnt", "win9", "win32", "win64", "win16", "macintosh", "mac os", "mac_powerpc", "x11", "linux", "android",
+	"iphone", "ipad", "ipod", "cros", "freebsd", "openbsd", "netbsd", "sunos", "haiku", "amigaos", "morphos", "risc os", "os/2",
+	"beos", "palmos", "palmsource", "blackberry", "bb10", "playbook", "symbian", "series40", "series60", "s60", "midp", "cldc",
+	"j2me", "brew", "maui", "wap", "bada", "meego", "maemo", "sailfish", "kaios", "tizen", "webos", "web0s", "harmonyos",
+	"hbbtv", "smarttv", "smart-tv", "netcast", "roku", "appletv", "apple tv", "tvos", "crkey", "playstation", "xbox",
+	"nintendo", "dreamcast", "planetweb", "darwin", "cfnetwork", "dalvik", "nokia", "samsung", "sonyericsson", "docomo", "kddi", "softbank", "vodafone",
+}
+
+// browserShaped says whether a user agent has a browser's shape: it names
+// an engine, a browser or a platform (see browserMarkers).
+func browserShaped(ua string) bool {
+	lower := strings.ToLower(ua)
+	for _, m := range browserMarkers {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// fetcherAppended says whether a browser's user agent has a service's name
+// appended: a "(compatible; …)" group after the platform's
+// ("… Mobile Safari/537.36 (compatible; Google-AMPHTML)"), or more after
+// the engine's "(KHTML, like Gecko" ("(KHTML, like Gecko; Google-Ads-Qualify)").
+// No browser writes either.
+func fetcherAppended(ua string) bool {
+	first, depth := true, 0
+	for i := 0; i < len(ua); i++ {
+		switch ua[i] {
+		case ')':
+			depth = max(depth-1, 0)
+			continue
+		case '(':
+			depth++
+			if depth > 1 {
+				continue
+			}
+		default:
+			continue
+		}
+		rest := strings.ToLower(strings.TrimLeft(ua[i+1:], " "))
+		if !first && strings.HasPrefix(rest, "compatible") {
+			return true
+		}
+		if after, ok := strings.CutPrefix(rest, "khtml, like gecko"); ok && strings.HasPrefix(strings.TrimLeft(after, " "), ";") {
+			return true
+		}
+		first = false
+	}
+	return false
+}
+
+// maskDeviceModel blanks the device model of an Android platform group
+// (what follows "Android 7.0;" up to the group's end, as in
+// "(Linux; Android 7.0; M bot 54)", or a group right after "Android ",
+// as apps write it), so that no bot word matches a phone's name. Other
+// user agents are returned as they are.
+func maskDeviceModel(ua string) string {
+	open := strings.IndexByte(ua, '(')
+	if open < 0 {
+		return ua
+	}
+	end := strings.IndexByte(ua[open:], ')')
+	if end < 0 {
+		end = len(ua)
+	} else {
+		end += open
+	}
+	from := -1
+	if strings.HasSuffix(strings.ToLower(strings.TrimRight(ua[:open], " ")), "android") {
+		from = open + 1
+	} else {
+		// The fields after the one that names Android ("Android 7.0",
+		// UC Browser's "Adr 9").
+		for i := open + 1; i < end; {
+			j := strings.IndexByte(ua[i:end], ';')
+			if j < 0 {
+				break
+			}
+			field := strings.ToLower(strings.TrimSpace(ua[i : i+j]))
+			if strings.HasPrefix(field, "android") || strings.HasPrefix(field, "adr ") {
+				from = i + j + 1
+				break
+			}
+			i += j + 1
+		}
+	}
+	if from < 0 || from >= end {
+		return ua
+	}
+	return ua[:from] + strings.Repeat(" ", end-from) + ua[end:]
+}
+
+// userAgentNaming says whether a product token follows the naming of AI
+// agents acting for a person, "Name-User/…" (ChatGPT-User, Claude-User,
+// Perplexity-User, MistralAI-User): an agent no list names yet.
+func userAgentNaming(ua string) bool {
+	lower := strings.ToLower(ua)
+	for i := 0; ; {
+		j := strings.Index(lower[i:], "-user")
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		end := at + len("-user")
+		start := at
+		for start > 0 && (isAlnum(lower[start-1]) || lower[start-1] == '.') {
+			start--
+		}
+		if at-start >= 2 && (start == 0 || strings.IndexByte(" (;,+", lower[start-1]) >= 0) &&
+			(end == len(lower) || strings.IndexByte("/;) ", lower[end]) >= 0) {
+			return true
+		}
+		i = end
+	}
+}
+
+// hasURLOrEmail says whether a user agent carries a URL or an e-mail
+// address: a robot's signature ("+https://example.com/bot.html",
+// "Name/2.1 (+http://…)", "admin@example.com"); no browser sends one.
+func hasURLOrEmail(ua string) bool {
+	lower := strings.ToLower(ua)
+	for _, s := range []string{"http://", "https://", "ftp://"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	if i := strings.Index(lower, "www."); i >= 0 && i+4 < len(lower) && isAlnum(lower[i+4]) && (i == 0 || !isAlnum(lower[i-1])) {
+		return true
+	}
+	// name@host.tld
+	for i := 0; ; {
+		j := strings.IndexByte(lower[i:], '@')
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		k := at + 1
+		dots, label := 0, 0
+		for ; k < len(lower); k++ {
+			b := lower[k]
+			if isAlnum(b) || b == '-' {
+				label++
+				continue
+			}
+			if b == '.' && label > 0 {
+				dots++
+				label = 0
+				continue
+			}
+			break
+		}
+		if at > 0 && (isAlnum(lower[at-1]) || strings.IndexByte("._-+", lower[at-1]) >= 0) && dots > 0 && label >= 2 && isLetters(lower[k-label:k]) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// plusDecoded undoes the "+" for space some servers' logs write
+// ("Mozilla/5.0+(iPhone;+CPU+iPhone+OS+9_3_1…"): a user agent without a
+// space but with "+" gets its spaces back.
+func plusDecoded(ua string) string {
+	if strings.IndexByte(ua, ' ') >= 0 || strings.IndexByte(ua, '+') < 0 {
+		return ua
+	}
+	return strings.ReplaceAll(ua, "+", " ")
+}
+
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}

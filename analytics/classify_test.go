@@ -2,8 +2,10 @@ package analytics
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -77,62 +79,98 @@ func TestClassifyRealUserAgents(t *testing.T) {
 	}
 }
 
-// The three goals of classification, measured over whole public corpora
-// nobody here chose (CONTRACT §3): uap-core's browsers, crawler-user-agents'
-// own instances, and the AI agents of the contract's table and of
-// ai.robots.txt. It prints the rates (go test -v -run ClassificationRates).
+// The goals of classification (issue 24), measured per corpus over whole
+// public corpora: browsers not counted human at most 0.05 %, known bots
+// counted human at most 5 %, AI agents acting for a person counted ai at
+// least 85 %. Some corpora are the examples the lists were built from;
+// the others are held out: no list was built from them and no rule was
+// tuned on them (BENCHMARKS.md names which is which). Bots are measured
+// twice: by the whole classifier and by one built without the list whose
+// examples they are, which is what the rules do for bots no list names
+// yet. It prints every rate (go test -v -run ClassificationRates) and
+// fails when a goal is missed.
 func TestClassificationRates(t *testing.T) {
-	c := newTestClassifier(t)
-	view := func(ua string) Class { return c.Classify(Input{UserAgent: ua, Path: "/docs/"}) }
+	lists, err := EmbeddedLists()
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := newTestClassifier(t)
+	without := func(drop func(*Lists)) *Classifier {
+		l := lists
+		drop(&l)
+		c, err := NewClassifierFrom(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	view := func(c *Classifier, ua string) Class { return c.Classify(Input{UserAgent: ua, Path: "/docs/"}) }
 
 	t.Run("browsers are human", func(t *testing.T) {
-		uas := ordinaryBrowsers(t)
-		if len(uas) < 450 {
-			t.Fatalf("found %d browser strings in uap-core, want its ~480", len(uas))
-		}
-		var missed []string
-		for _, ua := range uas {
-			if got := view(ua); got != Human {
-				missed = append(missed, fmt.Sprintf("%s: %q", got, ua))
+		userAgents, weights := npmUserAgents(t)
+		for _, corpus := range []struct {
+			name    string
+			uas     []string
+			weights []float64
+			min     int
+		}{
+			{"uap-core test_ua.yaml browsers (tuned on)", ordinaryBrowsers(t), nil, 450},
+			{"npm user-agents, real browsers with weights (held out)", userAgents, weights, 900},
+		} {
+			if len(corpus.uas) < corpus.min {
+				t.Fatalf("read %d of %s, want at least %d", len(corpus.uas), corpus.name, corpus.min)
 			}
-		}
-		rate := 100 * float64(len(missed)) / float64(len(uas))
-		fmt.Printf("classification: uap-core browsers not human: %d of %d = %.3f%% (goal at most 0.05%%)\n", len(missed), len(uas), rate)
-		if rate > 0.05 {
-			t.Errorf("%.3f%% of browsers are not human, want at most 0.05%%:\n%s", rate, strings.Join(missed, "\n"))
+			var missed []string
+			var w, wMissed float64
+			for i, ua := range corpus.uas {
+				got := view(full, ua)
+				if corpus.weights != nil {
+					w += corpus.weights[i]
+					if got != Human {
+						wMissed += corpus.weights[i]
+					}
+				}
+				if got != Human {
+					missed = append(missed, fmt.Sprintf("%s: %q", got, ua))
+				}
+			}
+			rate := 100 * float64(len(missed)) / float64(len(corpus.uas))
+			line := fmt.Sprintf("classification: %s not human: %d of %d = %.3f%%", corpus.name, len(missed), len(corpus.uas), rate)
+			if corpus.weights != nil {
+				line += fmt.Sprintf(", weighted %.4f%%", 100*wMissed/w)
+			}
+			fmt.Println(line + " (goal at most 0.05%)")
+			if rate > 0.05 || corpus.weights != nil && 100*wMissed/w > 0.05 {
+				t.Errorf("%s: %.3f%% of browsers are not human, want at most 0.05%%:\n%s", corpus.name, rate, strings.Join(missed, "\n"))
+			}
 		}
 	})
 
 	t.Run("bots are not human", func(t *testing.T) {
-		raw, err := os.ReadFile("data/crawler-user-agents/crawler-user-agents.json")
-		if err != nil {
-			t.Fatal(err)
+		var instances []string
+		for _, e := range crawlerEntries(t) {
+			instances = append(instances, e.Instances...)
 		}
-		var entries []struct {
-			Pattern   string   `json:"pattern"`
-			Instances []string `json:"instances"`
-		}
-		if err := json.Unmarshal(raw, &entries); err != nil {
-			t.Fatal(err)
-		}
-		var uas []string
-		for _, e := range entries {
-			uas = append(uas, e.Instances...)
-		}
-		// uap-core's own bots, crawlers and scripts: a corpus the lists
-		// were not built from.
-		uapBots := uapCoreBots(t)
+		noCrawlers := without(func(l *Lists) { l.Crawlers = nil })
 		for _, corpus := range []struct {
 			name string
+			c    *Classifier
 			uas  []string
 			min  int
-		}{{"crawler-user-agents instances", uas, 2000}, {"uap-core bots and scripts", uapBots, 300}} {
+		}{
+			{"crawler-user-agents instances (its patterns built from them)", full, instances, 2000},
+			{"crawler-user-agents instances, classifier without crawler-user-agents (held out)", noCrawlers, instances, 2000},
+			// uap-core's own bots, crawlers and scripts: no list was
+			// built from them; issue 10 tuned the generic words on them.
+			{"uap-core test_ua.yaml bots and scripts (tuned on)", full, uapCoreBots(t), 300},
+			{"the issue's examples (tuned on)", full, issueBots, len(issueBots)},
+		} {
 			if len(corpus.uas) < corpus.min {
 				t.Fatalf("read %d %s, want at least %d", len(corpus.uas), corpus.name, corpus.min)
 			}
 			var human []string
 			for _, ua := range corpus.uas {
-				if view(ua) == Human {
+				if view(corpus.c, ua) == Human {
 					human = append(human, fmt.Sprintf("%q", ua))
 				}
 			}
@@ -147,14 +185,10 @@ func TestClassificationRates(t *testing.T) {
 	})
 
 	t.Run("AI agents are ai", func(t *testing.T) {
-		raw, err := os.ReadFile("data/ai-robots-txt/robots.json")
-		if err != nil {
-			t.Fatal(err)
-		}
 		var robots map[string]struct {
 			Function string `json:"function"`
 		}
-		if err := json.Unmarshal(raw, &robots); err != nil {
+		if err := json.Unmarshal(lists.Robots, &robots); err != nil {
 			t.Fatal(err)
 		}
 		// The contract's table, then every agent ai.robots.txt files as
@@ -168,28 +202,231 @@ func TestClassificationRates(t *testing.T) {
 			}
 		}
 		slices.Sort(agents[contract:])
-		var missed []string
-		n := 0
-		for _, a := range agents {
-			for _, ua := range []string{
-				a + "/1.0",
-				"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; " + a + "/1.0; +https://example.com/bot)",
-				"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36 " + a + "/2.1",
-			} {
-				n++
-				if got := view(ua); got != AI {
-					missed = append(missed, fmt.Sprintf("%s: %q", got, ua))
-				}
-			}
-		}
-		fmt.Printf("classification: AI agents (%d: the contract's table and ai.robots.txt's user-type agents) not ai: %d of %d user agents (goal 0)\n", len(agents), len(missed), n)
 		if len(agents) < contract+40 {
 			t.Fatalf("found %d user-type agents in ai.robots.txt, want its ~50", len(agents)-contract)
 		}
-		if len(missed) > 0 {
-			t.Errorf("AI agents not counted ai:\n%s", strings.Join(missed, "\n"))
+		forms := func(a string) []string {
+			return []string{
+				a + "/1.0",
+				"Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; " + a + "/1.0; +https://example.com/bot)",
+				"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/138.0.0.0 Safari/537.36 " + a + "/2.1",
+			}
+		}
+		// Without ai.robots.txt and Folio's own names: what the other
+		// lists and the rules make of agents they were not built from.
+		heldOut := without(func(l *Lists) { l.Robots = nil })
+		heldOut.dropExtraAgents()
+		for _, m := range []struct {
+			name string
+			c    *Classifier
+			goal float64
+		}{
+			{"the contract's table and ai.robots.txt's user-type agents (built from)", full, 100},
+			// No goal: an agent's name that no list holds says nothing by
+			// itself; this shows what the naming rule ("Name-User/") and
+			// the other lists add.
+			{"the same, classifier without ai.robots.txt and Folio's own names (held out, no goal)", heldOut, 0},
+		} {
+			var missed []string
+			n := 0
+			for _, a := range agents {
+				for _, ua := range forms(a) {
+					n++
+					if got := view(m.c, ua); got != AI {
+						missed = append(missed, fmt.Sprintf("%s: %q", got, ua))
+					}
+				}
+			}
+			rate := 100 * float64(n-len(missed)) / float64(n)
+			fmt.Printf("classification: AI agents, %s, counted ai: %d of %d user agents (%d agents × 3 forms) = %.1f%% (goal at least %.0f%%)\n",
+				m.name, n-len(missed), n, len(agents), rate, m.goal)
+			if rate < m.goal {
+				t.Errorf("%s: %.1f%% of AI agents counted ai, want at least %.0f%%:\n%s", m.name, rate, m.goal, strings.Join(missed, "\n"))
+			}
 		}
 	})
+}
+
+// Issue 24's four kinds of user agents that were misclassified, each with
+// the cases that must stay as they are beside them.
+func TestClassifyIssue24Kinds(t *testing.T) {
+	c := newTestClassifier(t)
+	kinds := []struct {
+		kind  string
+		cases []struct {
+			ua   string
+			want Class
+		}
+	}{
+		{"automated clients that say so: a URL or an e-mail address", []struct {
+			ua   string
+			want Class
+		}{
+			{"Mozilla/5.0 (compatible; SomeCrawler/1.0; +https://example.com/bot.html)", Bot},
+			{"Name/2.1 (+http://example.org/about)", Bot},
+			{"Mozilla/5.0 (compatible; Fetcher/3.0; admin@example.org)", Bot},
+			{"LiveJournal.com (webmaster@livejournal.com; for http://www.livejournal.com/users/x/; 3 readers)", Bot},
+			{"distilator/0.1 (http://distilator.example/)", Bot},
+			{"Mozilla/5.0 (compatible; Site-Check; www.example.net)", Bot},
+			{"Mozilla/5.0 (compatible; MistralAI-Index/1.0; +https://docs.mistral.ai/robots)", AISearch},
+			// an app's version written like an address is not one
+			{"Mozilla/5.0 (iPhone; CPU iPhone OS 16_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Safari/605.1.15 (Ecosia ios@8.1.3.72)", Human},
+			// nor are spaces logged as "+"
+			{"Mozilla/5.0+(iPhone;+CPU+iPhone+OS+9_3_1+like+Mac+OS+X)+AppleWebKit/601.1.46+(KHTML,+like+Gecko)+Version/9.0+Mobile/13E238+Safari/601.1", Human},
+		}},
+		{"strings that are not browsers at all", []struct {
+			ua   string
+			want Class
+		}{
+			{"Zeno", Bot}, {"phpMyAdmin", Bot}, {"PayPal IPN ( https://www.paypal.com/ipn )", Bot}, {"Google", Bot},
+			{"GoogleSites", Bot}, {"Google-Lens", Bot}, {"fetch libfetch/2.0", Bot}, {"Mozilla/4.0 (compatible;)", Bot},
+			{"portscout/0.8.1", Bot}, {"Mozilla/5.0", Bot}, {"Mozilla/5.0 (compatible; Foo/1.0)", Bot},
+			// a script that reads Markdown is an agent reading the docs
+			{"docsync/2.0", AI},
+			// old phones and their browsers are browsers
+			{"SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 Configuration/CLDC-1.1 UP.Browser/6.2.3.3.c.1.101 (GUI) MMP/2.0", Human},
+			{"Opera/9.80 (MTK; Opera Mini/5.1.3119/34.1138; U; en) Presto/2.8.119 Version/11.10", Human},
+			{"Opera/9.80 (J2ME/MIDP; Opera Mini/9 (Compatible; MSIE:9.0; iPhone; BlackBerry9700; AppleWebKit/24.746; U; en) Presto/2.5.25 Version/10.54", Human},
+			{"Nokia6300/2.0 (05.00) Profile/MIDP-2.0 Configuration/CLDC-1.1", Human},
+			{"NokiaC3-00/5.0 (08.63) Profile/MIDP-2.1 Configuration/CLDC-1.1 Mozilla/5.0 AppleWebKit/420+ (KHTML, like Gecko) Safari/420+", Human},
+			{"LG-GD510/V100 Teleca/WAP2.0 MIDP-2.1/CLDC-1.1", Human},
+			{"DoCoMo/2.0 N905i(c100;TB;W24H16)", Human},
+			{"UCWEB/2.0 (MIDP-2.0; U; Adr 9; en-US; RUBY) U2/1.0.0 UCBrowser/10.7.6.805 U2/1.0.0 Mobile", Human},
+			{"Mozilla/5.0 (SAMSUNG; SAMSUNG-GT-S8500/S8500XXJEE; U; Bada/1.0; nl-nl) AppleWebKit/533.1 (KHTML, like Gecko) Dolfin/2.0 Mobile WVGA SMM-MMS/1.2.0 OPN-B", Human},
+			{"Mozilla/3.0 (Planetweb/2.100 JS SSL US; Dreamcast US)", Human},
+			{"Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.0; Trident/4.0; chromeframe; SLCC1; .NET CLR 2.0.50727)", Human},
+			{"Mozilla/5.0 (iPhone; CPU iPhone OS 10_0_2 like Mac OS X) AppleWebKit/602.1.50 (KHTML, like Gecko) AppleNews/608.0.1 Version/2.0.1", Human},
+			{"Mozilla/5.0 (4096MB; 1280x720; 200x200; 1024x576; OnePlus CPH2413; 13) AppleWebKit/537.36 (KHTML, like Gecko) ROBLOX Android App 2.706.750 Tablet Hybrid() GooglePlayStore RobloxApp/2.706.750 (GlobalDist; GooglePlayStore)", Human},
+			{"Dalvik/2.1.0 (Linux; U; Android 9; SM-G960F Build/PPR1.180610.011)", Human},
+		}},
+		{"service fetchers that append their name to a browser string", []struct {
+			ua   string
+			want Class
+		}{
+			{"Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0.2272.96 Mobile Safari/537.36 (compatible; Google-AMPHTML)", Bot},
+			{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google-Ads-Qualify) Chrome/130.0.0.0 Safari/537.36", Bot},
+			{"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/69.0.3497.100 Safari/537.36 AdAuth/1.0", Bot},
+			{"facebookexternalua", Bot},
+			{"Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 (compatible; SomeService/2.0)", Bot},
+			// an in-app browser appends its app, and stays a person's
+			{"Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/21E236 Instagram 330.0.0.40.92 (iPhone14,5; iOS 17_4; en_US; en; scale=3.00; 1170x2532; 594292542)", Human},
+			{"Mozilla/5.0 (Linux; Android 10; SM-G973F) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/83.0.4103.106 Mobile Safari/537.36 SogouMobileBrowser/5.26.5", Human},
+			{"Mozilla/4.0 (compatible; MSIE 7.0; Windows NT 6.1; Trident/4.0; SLCC2; .NET CLR 2.0.50727)", Human},
+		}},
+		{"phones whose model name holds a robot word", []struct {
+			ua   string
+			want Class
+		}{
+			{"Mozilla/5.0 (Linux; Android 7.0; M bot 54) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/78.0.3904.108 Mobile Safari/537.36", Human},
+			{"Mozilla/5.0 (Linux; Android 8.1.0; XBot Junior) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/70.0.3538.110 Safari/537.36", Human},
+			{"Mozilla/5.0 (Linux; Android 6.0; VR BOT 552) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/55.0.2883.91 Mobile Safari/537.36", Human},
+			{"Mozilla/5.0 (Linux; Android 13; Spider 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/116.0.0.0 Mobile Safari/537.36", Human},
+			{"Mozilla/5.0 (Linux; Android 8.1.0; RUBY Build/OPM2.171019.012) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/71.0.3578.99 Mobile Safari/537.36", Human},
+			{"Mozilla/5.0 (Linux; Android 5.1; O+ Sonic) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/44.0.2403.133 Mobile Safari/537.36", Human},
+			{"Mozilla/5.0 (Linux; U; Android 4.2.2; en-us; Crawler X1 Build/JDQ39) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30", Human},
+			{"Dalvik/2.1.0 (Linux; U; Android 9; M bot 54 Build/PPR1.180610.011)", Human},
+			{"Instagram 219.0.0.12.117 Android (30/11; 420dpi; 1080x2186; Ruby; Spider 8; spider; mt6765; en_US; 346138365)", Human},
+			// a bot word in a product token outside the platform group is a bot
+			{"Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/127.0.0.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", Bot},
+			{"Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36 SomeBot/1.0", Bot},
+		}},
+	}
+	for _, k := range kinds {
+		for i, tc := range k.cases {
+			in := Input{UserAgent: tc.ua, Path: "/docs/intro"}
+			if tc.want == AI {
+				in.Path = "/llms.txt"
+			}
+			if got := c.Classify(in); got != tc.want {
+				t.Errorf("%s, case %d: Classify(%q, %q) = %s, want %s", k.kind, i, tc.ua, in.Path, got, tc.want)
+			}
+		}
+	}
+}
+
+// Every isbot pattern Folio applies only to shapeless user agents is one
+// of isbot's: a refresh that renames one must not silently widen it.
+func TestIsbotGenericPatternsExist(t *testing.T) {
+	l, err := EmbeddedLists()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var patterns []string
+	if err := json.Unmarshal(l.Isbot, &patterns); err != nil {
+		t.Fatal(err)
+	}
+	for p := range isbotGeneric {
+		if !slices.Contains(patterns, p) {
+			t.Errorf("isbotGeneric has %q, which isbot's patterns.json does not", p)
+		}
+	}
+}
+
+// issueBots are issue 24's examples of automated clients that had counted
+// as people: each of its kinds but the phones (which must stay human, see
+// TestClassifyIssue24Kinds).
+var issueBots = []string{
+	"Mozilla/5.0 (compatible; SomeCrawler/1.0; +https://example.com/bot.html)",
+	"Mozilla/5.0 (compatible; MistralAI-Index/1.0; +https://docs.mistral.ai/robots)",
+	"Zeno", "phpMyAdmin", "PayPal IPN ( https://www.paypal.com/ipn )", "Google", "GoogleSites", "Google-Lens",
+	"fetch libfetch/2.0", "Mozilla/4.0 (compatible;)", "distilator/0.1 (http://distilator.example/)", "portscout/0.8.1",
+	"Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/41.0.2272.96 Mobile Safari/537.36 (compatible; Google-AMPHTML)",
+	"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google-Ads-Qualify) Chrome/130.0.0.0 Safari/537.36",
+	"Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/69.0.3497.100 Safari/537.36 AdAuth/1.0",
+	"facebookexternalua",
+}
+
+// crawlerEntries reads crawler-user-agents.json.
+func crawlerEntries(t *testing.T) []struct {
+	Pattern   string   `json:"pattern"`
+	Instances []string `json:"instances"`
+} {
+	t.Helper()
+	raw, err := os.ReadFile("data/crawler-user-agents/crawler-user-agents.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []struct {
+		Pattern   string   `json:"pattern"`
+		Instances []string `json:"instances"`
+	}
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
+
+// npmUserAgents reads npm's user-agents corpus: real browsers' user agents
+// seen on real sites, each with its share of that traffic (see
+// testdata/user-agents/README.md).
+func npmUserAgents(t *testing.T) ([]string, []float64) {
+	t.Helper()
+	f, err := os.Open("testdata/user-agents/user-agents.tsv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uas []string
+	var weights []float64
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		ua, w, ok := strings.Cut(sc.Text(), "\t")
+		weight, err := strconv.ParseFloat(w, 64)
+		if !ok || err != nil {
+			t.Fatalf("user-agents line %q: want user agent, tab, weight", sc.Text())
+		}
+		uas = append(uas, ua)
+		weights = append(weights, weight)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return uas, weights
 }
 
 // userAgentType says whether ai.robots.txt files an agent as acting for a
@@ -292,7 +529,12 @@ func uapCore(t *testing.T) []uapEntry {
 	notBrowser := []string{"bot", "crawl", "spider", "slurp", "scraper", "fetch", "scan", "python", "java", "curl", "wget", "http", "headless", "preview", "monitor", "validator", "check", "sdk",
 		// uap-core families of synthetic monitors, scrapers and automation
 		// that dress as browsers
-		"catchpoint", "ruxit synthetic", "phantomjs", "inspectiontool", "datanyze", "zyborg", "httrack"}
+		"catchpoint", "ruxit synthetic", "phantomjs", "inspectiontool", "datanyze", "zyborg", "httrack",
+		// clients that uap-core files under a browser's family but that are
+		// programs: Compuware's Gomez synthetic monitor, AltaVista's
+		// Scooter crawler, Microsoft Office checking a link before it opens
+		// one, the QGIS map program fetching tiles
+		"gomezagent", "scooter", "ms-office", "qgis/"}
 	var ua string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -348,4 +590,19 @@ func BenchmarkClassify(b *testing.B) {
 	for b.Loop() {
 		c.Classify(Input{UserAgent: ua, Path: "/docs/intro"})
 	}
+}
+
+// dropExtraAgents forgets Folio's own AI agent names (extraAgents and
+// tokenClasses), for a measure of what the lists and rules do without them.
+func (c *Classifier) dropExtraAgents() {
+	for _, t := range append(slices.Clone(extraAgents), slices.Collect(maps.Keys(tokenClasses))...) {
+		if id, ok := c.literalID(strings.ToLower(t)); ok {
+			c.wordClass[id] = -1
+		}
+	}
+}
+
+func (c *Classifier) literalID(s string) (int32, bool) {
+	i := slices.Index(c.literals, s)
+	return int32(i), i >= 0
 }
