@@ -19,7 +19,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/api"
 	"github.com/folio-docs/folio/static"
 )
 
@@ -128,10 +128,10 @@ func (s *dashboardServer) apiStatus(t *testing.T, projectID, key string) int {
 	if msg, _ := body["error"].(string); res.StatusCode != http.StatusNotFound || !strings.HasPrefix(msg, "No such endpoint") {
 		return res.StatusCode
 	}
-	t.Log("GET /v2/agent/{id}/jobs is not mounted yet: checking the key with handlers.RequireAPIKey on a route of the test's own")
+	t.Log("GET /v2/agent/{id}/jobs is not mounted yet: checking the key with api.RequireAPIKey on a route of the test's own")
 	r := mux.NewRouter()
 	agent := r.PathPrefix("/v2/agent/{projectId}").Subrouter()
-	agent.Use(handlers.RequireAPIKey(s.app.keys))
+	agent.Use(api.RequireAPIKey(s.app.keys))
 	agent.HandleFunc("/jobs", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	probe := httptest.NewServer(r)
 	defer probe.Close()

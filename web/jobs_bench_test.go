@@ -15,7 +15,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/api"
 	"github.com/folio-docs/folio/handlers/httpx"
 )
 
@@ -90,7 +90,7 @@ func BenchmarkGetJobServeMux(b *testing.B) {
 	s := newTestServer(b)
 	var j map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &j)
-	chain := httpx.LimitBody(handlers.RequireAPIKey(s.app.keys)(http.HandlerFunc(handlers.NewJobs(s.app.jobs, 0).Get)))
+	chain := httpx.LimitBody(api.RequireAPIKey(s.app.keys)(http.HandlerFunc(api.NewJobs(s.app.jobs, 0).Get)))
 	m := http.NewServeMux()
 	m.Handle("GET /v2/agent/{projectId}/job/{id}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The handlers read path variables the gorilla way.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/api"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/handlers/internalapi"
 )
@@ -21,18 +21,18 @@ func (a *app) router() *mux.Router {
 	r.MethodNotAllowedHandler = r.NotFoundHandler
 	r.Use(httpx.NoteRoute) // runs on matched routes only; the rest count as unmatched
 
-	r.HandleFunc("/healthz", handlers.Healthz).Methods(http.MethodGet, http.MethodHead)
-	ready := map[string]handlers.Pinger{"database": a.db}
+	r.HandleFunc("/healthz", api.Healthz).Methods(http.MethodGet, http.MethodHead)
+	ready := map[string]api.Pinger{"database": a.db}
 	if a.rdb != nil {
 		ready["redis"] = redisPinger{a.rdb}
 	}
-	r.Handle("/readyz", handlers.Readyz(ready)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/openapi.json", handlers.OpenAPI(handlers.OpenAPIDocument(a.cfg.BaseURL, handlers.AgentOpenAPI(), handlers.AnalyticsOpenAPI()))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/readyz", api.Readyz(ready)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/openapi.json", api.OpenAPI(api.OpenAPIDocument(a.cfg.BaseURL, api.AgentOpenAPI(), api.AnalyticsOpenAPI()))).Methods(http.MethodGet, http.MethodHead)
 
 	// The keyed APIs are groups for their middleware only, not matched by a
 	// path prefix: each route carries its whole path, which spares every
 	// request a regexp match and a variable extraction for the prefix.
-	requireKey := handlers.RequireAPIKey(a.keys)
+	requireKey := api.RequireAPIKey(a.keys)
 	agent := r.NewRoute().Subrouter()
 	agent.Use(httpx.LimitBody, requireKey)
 	a.agentRoutes(agent)

@@ -3,15 +3,14 @@ package main
 import (
 	"net/http"
 
+	"github.com/folio-docs/folio/handlers/api"
 	"github.com/gorilla/mux"
-
-	"github.com/folio-docs/folio/handlers"
 )
 
 // agentRoutes mounts the agent job API (CONTRACT §2).
 func (a *app) agentRoutes(r *mux.Router) {
 	const at = "/v2/agent/{projectId}"
-	h := handlers.NewJobs(a.jobs, a.cfg.EventKeepAlive)
+	h := api.NewJobs(a.jobs, a.cfg.EventKeepAlive)
 	get := []string{http.MethodGet, http.MethodHead}
 	// gorilla/mux tries routes in order, a regexp each, and these patterns
 	// cannot overlap: the polling endpoint, most requests by far, goes first.

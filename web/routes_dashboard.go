@@ -10,7 +10,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/handlers"
+	"github.com/folio-docs/folio/handlers/dashboard"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/projects"
 	"github.com/folio-docs/folio/static"
@@ -35,7 +35,7 @@ func (a *app) newSessions() *scs.SessionManager {
 	s.Cookie.SameSite = http.SameSiteLaxMode
 	s.Cookie.Secure = strings.HasPrefix(a.cfg.BaseURL, "https://")
 	s.Cookie.Path = "/"
-	s.ErrorFunc = handlers.SessionStoreError
+	s.ErrorFunc = dashboard.SessionStoreError
 	return s
 }
 
@@ -43,7 +43,7 @@ func (a *app) newSessions() *scs.SessionManager {
 // static files, and an HTML 404 for browsers outside the API.
 func (a *app) dashboardRoutes(r *mux.Router) {
 	sessions := a.newSessions()
-	d := handlers.NewDashboard(handlers.DashboardConfig{
+	d := dashboard.New(dashboard.Config{
 		Store: a.db, Keys: a.keys, Jobs: a.jobs, Sessions: sessions,
 		Attempts: httpx.NewSignInLimiter(signInFailures, signInWindow),
 		Accounts: a.accounts, DefaultModel: a.cfg.Model, Log: a.log,

@@ -1,0 +1,77 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
+)
+
+// EventRecorder stores server-side page views.
+type EventRecorder interface {
+	RecordBatch(ctx context.Context, projectID string, events []analytics.Event, batch *analytics.Batch) (int, bool, error)
+}
+
+type eventsRequest struct {
+	Events []analytics.RawEvent `json:"events"`
+}
+
+type eventsResponse struct {
+	Accepted int `json:"accepted"`
+}
+
+// AnalyticsEvents serves POST /v1/analytics/{projectId}/events: up to 1,000
+// events, validated whole before any is stored. With an Idempotency-Key,
+// the same key and events within 24 hours are stored once and answered as
+// the first time; another batch under the key is 409 idempotency_conflict.
+func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("Idempotency-Key")
+		if len(key) > httpx.MaxIdempotencyKey {
+			httpx.WriteError(w, r, httpx.InvalidField("Idempotency-Key", "The Idempotency-Key header must be at most 255 bytes."))
+			return
+		}
+		var req eventsRequest
+		if e := httpx.DecodeJSON(r, &req); e != nil {
+			httpx.WriteError(w, r, e)
+			return
+		}
+		events, problems := analytics.ParseEvents(req.Events, time.Now())
+		if problems != nil {
+			httpx.WriteError(w, r, invalidProblems(problems))
+			return
+		}
+		var batch *analytics.Batch
+		if key != "" {
+			// The decoded events, re-encoded, are the body: the same
+			// batch sent with other spacing or field order is the same.
+			body, err := json.Marshal(req.Events)
+			if err != nil {
+				httpx.WriteInternal(w, r, err)
+				return
+			}
+			sum := sha256.Sum256(body)
+			batch = &analytics.Batch{Key: key, BodyHash: sum[:]}
+		}
+		n, replayed, err := svc.RecordBatch(r.Context(), mux.Vars(r)["projectId"], events, batch)
+		switch {
+		case errors.Is(err, analytics.ErrIdempotencyConflict):
+			httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different batch of events."))
+			return
+		case err != nil:
+			httpx.WriteInternal(w, r, err)
+			return
+		}
+		if replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		httpx.WriteJSON(w, http.StatusOK, eventsResponse{Accepted: n})
+	}
+}

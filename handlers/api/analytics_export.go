@@ -1,0 +1,66 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
+)
+
+// AnalyticsExporter answers the analytics exports.
+type AnalyticsExporter interface {
+	Visitors(ctx context.Context, projectID string, q analytics.Query) (analytics.Visitors, error)
+	Views(ctx context.Context, projectID string, q analytics.Query) (analytics.Views, error)
+}
+
+// AnalyticsVisitors serves GET /v1/analytics/{projectId}/visitors.
+func AnalyticsVisitors(svc AnalyticsExporter) http.HandlerFunc {
+	return analyticsExport(svc.Visitors)
+}
+
+// AnalyticsViews serves GET /v1/analytics/{projectId}/views.
+func AnalyticsViews(svc AnalyticsExporter) http.HandlerFunc {
+	return analyticsExport(svc.Views)
+}
+
+// analyticsExport reads the export's parameters, naming any that is wrong
+// or unknown, and answers what export finds.
+func analyticsExport[T any](export func(context.Context, string, analytics.Query) (T, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		params, e := httpx.OnlyQuery(r, "dateFrom", "dateTo", "limit", "offset")
+		if e != nil {
+			httpx.WriteError(w, r, e)
+			return
+		}
+		q, problems := analytics.ParseQuery(params.Get)
+		if problems != nil {
+			httpx.WriteError(w, r, invalidProblems(problems))
+			return
+		}
+		out, err := export(r.Context(), mux.Vars(r)["projectId"], q)
+		if err != nil {
+			httpx.WriteInternal(w, r, err)
+			return
+		}
+		httpx.WriteJSON(w, http.StatusOK, out)
+	}
+}
+
+// invalidProblems is the 400 for a domain's list of invalid fields.
+func invalidProblems(problems []analytics.Problem) *httpx.Error {
+	details := make([]httpx.FieldError, len(problems))
+	names := make([]string, len(problems))
+	for i, p := range problems {
+		details[i] = httpx.FieldError{Field: p.Field, Message: p.Message}
+		names[i] = p.Field
+	}
+	if len(problems) == 1 {
+		return httpx.Invalid(problems[0].Message, details...)
+	}
+	return httpx.Invalid(fmt.Sprintf("%d fields are invalid: %s.", len(problems), strings.Join(names, ", ")), details...)
+}

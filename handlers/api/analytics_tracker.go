@@ -1,0 +1,139 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
+)
+
+// BrowserTracker records the tracker's page views.
+type BrowserTracker interface {
+	TrackBrowserView(ctx context.Context, v analytics.BrowserView) (bool, error)
+}
+
+type trackerEvent struct {
+	Project  string `json:"project"`
+	Path     string `json:"path"`
+	Referrer string `json:"referrer"`
+}
+
+// TrackerScript serves the browser tracker, cacheable for an hour.
+func TrackerScript(js []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Write(js)
+	}
+}
+
+// TrackerLimits is the per-IP rate of /api/event.
+type TrackerLimits struct {
+	PerSecond float64
+	Burst     int
+}
+
+// TrackerEvent serves POST /api/event, the browser tracker's door: no key,
+// CORS for the project's allowed domains, a per-IP rate limit, and 202 for
+// every well-formed event, counted or not (bots and AI agents are not).
+// OPTIONS answers the CORS preflight.
+func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
+	lim := newIPLimiter(limits)
+	return func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" {
+			// The project is in the body, so the preflight cannot check it;
+			// the POST itself is refused for an origin the project does not allow.
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Set("Vary", "Origin")
+		}
+		if r.Method == http.MethodOptions {
+			w.Header().Set("Access-Control-Allow-Methods", "POST")
+			w.Header().Set("Access-Control-Allow-Headers", "Content-Type")
+			w.Header().Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		ip := httpx.ClientIP(r)
+		if ok, wait := lim.allow(ip, time.Now()); !ok {
+			httpx.SetRetryAfter(w, wait)
+			httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Too many events from this address; retry in %d seconds.", max(1, httpx.Seconds(wait))))
+			return
+		}
+		var ev trackerEvent
+		if e := httpx.DecodeJSON(r, &ev); e != nil {
+			httpx.WriteError(w, r, e)
+			return
+		}
+		if ev.Project == "" {
+			httpx.WriteError(w, r, httpx.InvalidField("project", "The project is required (the script's data-project attribute)."))
+			return
+		}
+		_, err := svc.TrackBrowserView(r.Context(), analytics.BrowserView{
+			ProjectID: ev.Project, Path: ev.Path, Referrer: ev.Referrer, Origin: origin,
+			UserAgent: r.UserAgent(), IP: ip, At: time.Now(),
+		})
+		switch {
+		case errors.Is(err, analytics.ErrUnknownProject):
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
+		case errors.Is(err, analytics.ErrOriginNotAllowed):
+			httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This origin is not one of the project's allowed domains."))
+		case analytics.IsInvalidPath(err):
+			httpx.WriteError(w, r, httpx.InvalidField("path", err.Error()))
+		case err != nil:
+			httpx.WriteInternal(w, r, err)
+		default:
+			w.WriteHeader(http.StatusAccepted)
+		}
+	}
+}
+
+// ipLimiter is a token bucket per client address, forgetting idle ones.
+type ipLimiter struct {
+	limits TrackerLimits
+	mu     sync.Mutex
+	ips    map[string]*ipBucket
+	swept  time.Time
+}
+
+type ipBucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func newIPLimiter(l TrackerLimits) *ipLimiter {
+	return &ipLimiter{limits: l, ips: map[string]*ipBucket{}}
+}
+
+// allow takes a token for ip, or says in how many seconds to retry.
+func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute {
+		for k, b := range l.ips {
+			if now.Sub(b.seen) > 10*time.Minute {
+				delete(l.ips, k)
+			}
+		}
+		l.swept = now
+	}
+	b, ok := l.ips[ip]
+	if !ok {
+		b = &ipBucket{lim: rate.NewLimiter(rate.Limit(l.limits.PerSecond), l.limits.Burst)}
+		l.ips[ip] = b
+	}
+	b.seen = now
+	res := b.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}

@@ -1,0 +1,49 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/model"
+)
+
+// Authenticator turns an Authorization header into an API key.
+type Authenticator interface {
+	Authenticate(ctx context.Context, authorization string) (model.APIKey, error)
+}
+
+// RequireAPIKey guards the /v1 and /v2 API: a valid, unexpired, unrevoked
+// key (401), bound to the project in the path (404, as for a project that
+// does not exist, so ids never leak), whose scope allows the method (403).
+func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key, err := keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
+			switch {
+			case errors.Is(err, auth.ErrNoKey):
+				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>."))
+				return
+			case errors.Is(err, auth.ErrMalformed), errors.Is(err, auth.ErrUnknownKey):
+				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."))
+				return
+			case err != nil:
+				httpx.WriteInternal(w, r, err)
+				return
+			}
+			if pid, ok := mux.Vars(r)["projectId"]; ok && pid != key.ProjectID {
+				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
+				return
+			}
+			if key.Scope != model.ScopeWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {
+				httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This API key is read-only; a write key is needed for %s.", r.Method))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

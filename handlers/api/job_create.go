@@ -1,0 +1,49 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/jobs"
+)
+
+// Create is POST /job: start a job (201), honouring Idempotency-Key. The
+// body may name a ref and a model beyond the seed's prompt.
+func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
+	var req createRequest
+	if !h.decodeBody(w, r, jobs.LimitCreate, &req) {
+		return
+	}
+	key, ok := idempotencyKey(w, r)
+	if !ok {
+		return
+	}
+	c, err := h.svc.Start(r.Context(), projectID(r), jobs.NewJob{Prompt: req.Prompt, Ref: req.Ref, Model: req.Model}, key)
+	httpx.SetQuota(w, c.Quota)
+	if c.Replayed && err == nil {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJob(w, r, http.StatusCreated, c.Job, err)
+}
+
+// Models is GET /models: the models a job of the project may ask for, and
+// the one it gets when it names none.
+func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
+	models, def, err := h.svc.Models(r.Context(), projectID(r))
+	if err != nil {
+		if err == jobs.ErrNotFound {
+			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
+			return
+		}
+		httpx.WriteInternal(w, r, err)
+		return
+	}
+	type model struct {
+		ID string `json:"id"`
+	}
+	out := make([]model, len(models))
+	for i, m := range models {
+		out[i] = model{m}
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"models": out, "default": def})
+}

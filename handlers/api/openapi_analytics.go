@@ -1,0 +1,91 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/folio-docs/folio/analytics"
+	"github.com/folio-docs/folio/handlers/httpx"
+)
+
+// AnalyticsOpenAPI describes the analytics API (CONTRACT §3).
+func AnalyticsOpenAPI() OpenAPIPart {
+	project := pathParam("projectId", "The project's id, from the API keys page.")
+	integer := map[string]any{"type": "integer", "minimum": 0}
+	str := map[string]any{"type": "string"}
+	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time to the millisecond at most (page views are kept to the millisecond; a finer bound is 400)."}
+	rangeParams := []any{project,
+		queryParam("dateFrom", "Lower bound (inclusive).", date),
+		queryParam("dateTo", "Upper bound (exclusive): results include dates before, not on, it.", date),
+		queryParam("limit", "Rows per page.", map[string]any{"type": "integer", "minimum": 1, "maximum": 250, "default": 50}),
+		queryParam("offset", "Rows to skip: (page - 1) * limit.", map[string]any{"type": "integer", "minimum": 0, "default": 0}),
+	}
+	errs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}
+	object := func(required []any, props map[string]any) map[string]any {
+		return map[string]any{"type": "object", "required": required, "properties": props}
+	}
+	visitorCounts := map[string]any{"human": integer, "ai": integer, "total": integer}
+	viewCounts := map[string]any{"human": integer, "ai": integer, "aiSearch": integer, "aiTraining": integer, "bots": integer, "total": integer}
+	withPath := func(props map[string]any) map[string]any {
+		out := map[string]any{"path": str}
+		for k, v := range props {
+			out[k] = v
+		}
+		return out
+	}
+
+	unknown := " An unknown query parameter (say, a misspelt datefrom) is 400 naming it."
+	visitors := operation("getUniqueVisitors", "Unique visitors, site-wide and per page, split human/AI; total is deduplicated across both."+unknown, 200, ref("VisitorsExport"), errs...)
+	visitors["parameters"] = rangeParams
+	views := operation("getPageViews", "Page views, site-wide and per page, split human, ai, aiSearch, aiTraining, bots; total is human + ai (as Mintlify's export defines it), the crawler classes are beside it, not in it."+unknown, 200, ref("ViewsExport"), errs...)
+	views["parameters"] = rangeParams
+	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing. With an Idempotency-Key, a batch retried after a lost answer is stored once.", 200,
+		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	events["parameters"] = []any{project, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
+		"description": "The same key with the same events within 24 hours stores nothing more and returns the first answer (with Idempotent-Replayed: true); with other events, 409 idempotency_conflict.",
+		"schema":      map[string]any{"type": "string", "maxLength": httpx.MaxIdempotencyKey}}}
+	events["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("EventBatch"))}
+
+	noKey := []any{} // the browser must never hold an admin key
+	tracker := operation("trackPageView", "Record a page view from the browser tracker (no key; CORS for the project's allowed domains; per-address rate limit). Bots and AI agents are not counted here.", 202, nil,
+		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
+	tracker["security"] = noKey
+	tracker["requestBody"] = map[string]any{"required": true, "content": jsonContent(object([]any{"project", "path"}, map[string]any{
+		"project": str, "path": str, "referrer": str}))}
+	preflight := operation("trackPageViewPreflight", "CORS preflight of the tracker's POST.", 204, nil)
+	preflight["security"] = noKey
+	script := operation("getTrackerScript", "The browser tracker, used as <script defer src=\"{base}/js/folio.js\" data-project=\"{projectId}\"></script>.", 200, nil)
+	script["security"] = noKey
+	script["responses"].(map[string]any)["200"] = map[string]any{"description": "The script.", "content": map[string]any{"text/javascript": map[string]any{"schema": str}}}
+
+	return OpenAPIPart{
+		Paths: map[string]map[string]any{
+			"/api/event":                         {"post": tracker, "options": preflight},
+			"/js/folio.js":                       {"get": script},
+			"/v1/analytics/{projectId}/visitors": {"get": visitors},
+			"/v1/analytics/{projectId}/views":    {"get": views},
+			"/v1/analytics/{projectId}/events":   {"post": events},
+		},
+		Schemas: map[string]any{
+			"VisitorsExport": object([]any{"totals", "visitors", "hasMore"}, map[string]any{
+				"totals":   object([]any{"human", "ai", "total"}, visitorCounts),
+				"visitors": map[string]any{"type": "array", "items": object([]any{"path", "human", "ai", "total"}, withPath(visitorCounts))},
+				"hasMore":  map[string]any{"type": "boolean"},
+			}),
+			"ViewsExport": object([]any{"totals", "views", "hasMore"}, map[string]any{
+				"totals":  object([]any{"human", "ai", "aiSearch", "aiTraining", "bots", "total"}, viewCounts),
+				"views":   map[string]any{"type": "array", "items": object([]any{"path", "human", "ai", "aiSearch", "aiTraining", "bots", "total"}, withPath(viewCounts))},
+				"hasMore": map[string]any{"type": "boolean"},
+			}),
+			"EventBatch": object([]any{"events"}, map[string]any{
+				"events": map[string]any{"type": "array", "minItems": 1, "maxItems": analytics.MaxBatch, "items": map[string]any{
+					"type": "object", "required": []any{"path", "timestamp", "userAgent"}, "additionalProperties": false,
+					"description": "ip is required unless visitorId is given.",
+					"properties": map[string]any{
+						"path": str, "timestamp": map[string]any{"type": "string", "format": "date-time"}, "userAgent": str, "ip": str,
+						"visitorId": map[string]any{"type": "string", "description": "Your own stable visitor id; without it, a daily-keyed hash of IP and user agent is used."},
+						"accept":    map[string]any{"type": "string", "description": "The request's Accept header, so Markdown reads are classed as AI."},
+					}}},
+			}),
+		},
+	}
+}

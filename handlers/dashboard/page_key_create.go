@@ -1,0 +1,38 @@
+package dashboard
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/folio-docs/folio/auth"
+	"github.com/folio-docs/folio/components"
+)
+
+// KeyCreate issues a key and shows it, this once, on the keys page. The
+// answer is the page itself, not a redirect, so the key is never stored
+// anywhere to be shown again.
+func (d *Dashboard) KeyCreate(w http.ResponseWriter, r *http.Request) {
+	p, ok := d.memberProject(w, r)
+	if !ok {
+		return
+	}
+	f := components.KeyForm{Name: strings.TrimSpace(r.PostFormValue("name")), Scope: r.PostFormValue("scope"), Expiry: r.PostFormValue("expiry")}
+	if f.Name == "" || len(f.Name) > 100 {
+		f.Errors = components.FormErrors{"name": "Name the key after what uses it, in up to 100 characters."}
+		d.renderKeys(w, r, http.StatusUnprocessableEntity, p, components.KeysView{Form: f})
+		return
+	}
+	plain, rec, err := d.keys.Issue(r.Context(), p.ID, f.Name, f.Scope, f.Expiry)
+	if errors.Is(err, auth.ErrKeyOptions) {
+		f.Errors = components.FormErrors{"": "Choose a scope (read or write) and an expiry from the lists."}
+		d.renderKeys(w, r, http.StatusUnprocessableEntity, p, components.KeysView{Form: f})
+		return
+	}
+	if err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return
+	}
+	d.renderKeys(w, r, http.StatusCreated, p, components.KeysView{NewKey: plain, NewName: rec.Name,
+		Form: components.KeyForm{Scope: f.Scope, Expiry: f.Expiry}})
+}
