@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/projects"
@@ -32,6 +33,14 @@ func (a *app) codeHosts() (hosts.Config, error) {
 // may connect any repository on the machine (the dashboard adds a policy).
 func (a *app) projectValidator() projects.Validator {
 	return projects.Validator{Hosts: a.hosts, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate}
+}
+
+// adminProjectValidator checks project settings for the dashboard's admins,
+// who may connect only the repositories the policy allows.
+func (a *app) adminProjectValidator() projects.Validator {
+	v := a.projectValidator()
+	v.Policy = &codehost.Policy{LocalRoot: a.cfg.LocalRepos, GitHubOwners: a.cfg.GitHubOwners}
+	return v
 }
 
 // newRunner builds the agent runtime the worker hands jobs to.

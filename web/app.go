@@ -38,9 +38,11 @@ type app struct {
 	// them into projects.
 	accounts    *accounts.Service
 	invitations *accounts.Invitations
-	// projects creates and changes projects for the operator's CLI.
-	projects *projects.Service
-	hosts    hosts.Config // how code hosts are reached
+	// projects creates and changes projects for the operator's CLI;
+	// adminProjects does the same for the dashboard's project admins,
+	// within the repository policy.
+	projects, adminProjects *projects.Service
+	hosts                   hosts.Config // how code hosts are reached
 }
 
 // newLogger writes structured logs to stderr, as text or JSON.
@@ -113,6 +115,7 @@ func (a *app) assemble(jcfg jobs.Config) error {
 	a.invitations = accounts.NewInvitations(a.db, a.cfg.BaseURL)
 	a.accounts = accounts.New(a.db, a.cfg.Signup, a.invitations)
 	a.projects = projects.NewService(a.db, a.projectValidator())
+	a.adminProjects = projects.NewService(a.db, a.adminProjectValidator())
 	cls, err := analytics.NewClassifier()
 	if err != nil {
 		return fmt.Errorf("analytics: unable to build the traffic classifier: %w", err)
@@ -147,7 +150,7 @@ func (a *app) Close() {
 	a.db.Close()
 }
 
-// redisPinger adapts the Redis client to handlers.Pinger.
+// redisPinger adapts the Redis client to api.Pinger.
 type redisPinger struct{ c *redis.Client }
 
 func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }

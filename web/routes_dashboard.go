@@ -9,10 +9,8 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/handlers/dashboard"
 	"github.com/folio-docs/folio/handlers/httpx"
-	"github.com/folio-docs/folio/projects"
 	"github.com/folio-docs/folio/static"
 )
 
@@ -48,10 +46,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Attempts: httpx.NewSignInLimiter(signInFailures, signInWindow),
 		Accounts: a.accounts, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
-		// Admins may connect only the repositories the policy allows.
-		Projects: projects.NewService(a.db, projects.Validator{Hosts: a.hosts, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate,
-			Policy: &codehost.Policy{LocalRoot: a.cfg.LocalRepos, GitHubOwners: a.cfg.GitHubOwners}}),
-		Invites:        a.invitations,
+		Projects: a.adminProjects, Invites: a.invitations,
 		EventKeepAlive: a.cfg.EventKeepAlive,
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
