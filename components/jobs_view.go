@@ -51,7 +51,7 @@ type JobRow struct {
 // list keeps asking for news.
 func (v JobsView) AnyActive() bool {
 	for _, r := range v.Jobs {
-		if r.Job.Status == model.JobActive {
+		if r.Job.Status.IsActive() {
 			return true
 		}
 	}
@@ -78,9 +78,7 @@ type JobView struct {
 
 // NoChanges reports whether the job finished its turn without changing a
 // file: it is completed and has no pull request.
-func (v JobView) NoChanges() bool {
-	return v.Job.Status == model.JobCompleted && v.Job.PRLink == "" && v.Job.MergedAt == nil
-}
+func (v JobView) NoChanges() bool { return v.Job.NoChanges() }
 
 // ChangesView is the review page of a job's branch: its diff against the
 // ref (what GET .../changes answers), the merge button, and what the
@@ -113,7 +111,7 @@ type DiffFile = codehost.FileChange
 // CanMerge reports whether the merge button is offered: the branch has
 // changes, its turn has ended and the job is not archived.
 func (v ChangesView) CanMerge() bool {
-	return len(v.Changes.Files) > 0 && (v.Job.Status == model.JobCompleted || v.Job.Status == model.JobFailed)
+	return len(v.Changes.Files) > 0 && v.Job.Status.CanMerge()
 }
 
 // toolCall is one call of an assistant message, arguments pretty-printed.

@@ -185,8 +185,8 @@ func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey s
 			return c, err
 		}
 	}
-	if j.Status == model.JobArchived {
-		return Created{}, ErrArchived
+	if _, err := j.Status.FollowUp(); err != nil {
+		return Created{}, err
 	}
 	quota, err := s.followUps.Take(ctx, projectID)
 	if err != nil {

@@ -54,11 +54,8 @@ func (s *Service) Merge(ctx context.Context, projectID, id string) (model.Job, e
 	if err != nil {
 		return model.Job{}, err
 	}
-	switch j.Status {
-	case model.JobArchived:
-		return j, ErrArchived
-	case model.JobActive:
-		return j, ErrBusy
+	if _, err := j.Status.Merge(); err != nil {
+		return j, err // ErrArchived, or ErrBusy while its turn is under way
 	}
 	host, err := s.cfg.Hosts.Open(j.Repository)
 	if err != nil {

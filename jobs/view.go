@@ -63,11 +63,11 @@ func View(j model.Job) Job {
 	}
 	// The seed: prLink is null while the job is active. The stored link is
 	// never cleared, so it shows again once a follow-up's turn ends.
-	if j.PRLink != "" && j.Status != model.JobActive {
+	if j.PRLink != "" && !j.Status.IsActive() {
 		link := j.PRLink // not &j.PRLink, which would move all of j to the heap
 		v.PRLink = &link
 	}
-	if j.Status == model.JobFailed && j.ErrorCode != "" {
+	if j.Status.IsFailed() && j.ErrorCode != "" {
 		v.Error = &JobError{j.ErrorCode, j.ErrorMessage}
 	}
 	v.Summary, v.Problems, v.MergedAt = j.Summary, ParseProblems(j.Problems), j.MergedAt

@@ -5,16 +5,14 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // JobCounter counts the jobs in each status (db.DB.JobsByStatus).
 type JobCounter interface {
 	JobsByStatus(ctx context.Context) (map[string]int64, error)
 }
-
-// JobStatuses are the statuses folio_jobs always reports, 0 included, so a
-// query over a status never finds it missing.
-var JobStatuses = []string{"active", "completed", "failed", "archived"}
 
 var jobsDesc = prometheus.NewDesc("folio_jobs", "Jobs per status, read from the database when scraped.", []string{"status"}, nil)
 
@@ -35,7 +33,8 @@ func (c jobsCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(jobsDesc, err)
 		return
 	}
-	for _, s := range JobStatuses {
-		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(counts[s]), s)
+	// Every status, 0 included, so a query over a status never finds it missing.
+	for _, s := range model.JobStatuses() {
+		ch <- prometheus.MustNewConstMetric(jobsDesc, prometheus.GaugeValue, float64(counts[s.String()]), s.String())
 	}
 }
