@@ -289,6 +289,32 @@ func TestProjectPagesAreForMembersOnly(t *testing.T) {
 	}
 }
 
+// The dashboard refuses a key name by auth's rule, in its words, as the CLI does.
+func TestDashboardKeyNameRule(t *testing.T) {
+	s := newDashboardServer(t, nil)
+	owner := s.addUser(t, "owner@example.com")
+	p := s.createProject(t, owner)
+	c := s.client(t)
+	if res := s.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: got %d", res.StatusCode)
+	}
+	for _, name := range []string{"", "   ", strings.Repeat("k", 101)} {
+		res, body := postForm(t, c, s.URL+"/projects/"+p.ID+"/keys", url.Values{"name": {name}, "scope": {"write"}, "expiry": {"7d"}}, nil)
+		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, auth.KeyNameRule) {
+			t.Errorf("key named %q: got %d, want 422 saying %q", name, res.StatusCode, auth.KeyNameRule)
+		}
+	}
+	if keys, _ := s.app.db.APIKeysForProject(context.Background(), p.ID); len(keys) != 0 {
+		t.Fatalf("refused names stored keys: %+v", keys)
+	}
+	if res, _ := postForm(t, c, s.URL+"/projects/"+p.ID+"/keys", url.Values{"name": {"  ci "}, "scope": {"write"}, "expiry": {"7d"}}, nil); res.StatusCode != http.StatusCreated {
+		t.Fatalf("key named ci: got %d, want 201", res.StatusCode)
+	}
+	if keys, _ := s.app.db.APIKeysForProject(context.Background(), p.ID); len(keys) != 1 || keys[0].Name != "ci" {
+		t.Fatalf("keys after naming one ci: %+v", keys)
+	}
+}
+
 func TestSignupPolicy(t *testing.T) {
 	for _, tc := range []struct {
 		policy     string

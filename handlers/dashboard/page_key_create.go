@@ -18,14 +18,14 @@ func (d *Dashboard) KeyCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := components.KeyForm{Name: strings.TrimSpace(r.PostFormValue("name")), Scope: r.PostFormValue("scope"), Expiry: r.PostFormValue("expiry")}
-	if f.Name == "" || len(f.Name) > 100 {
-		f.Errors = components.FormErrors{"name": "Name the key after what uses it, in up to 100 characters."}
-		d.renderKeys(w, r, http.StatusUnprocessableEntity, p, components.KeysView{Form: f})
-		return
-	}
 	plain, rec, err := d.keys.Issue(r.Context(), p.ID, f.Name, f.Scope, f.Expiry)
-	if errors.Is(err, auth.ErrKeyOptions) {
+	switch {
+	case errors.Is(err, auth.ErrKeyName):
+		f.Errors = components.FormErrors{"name": auth.KeyNameRule}
+	case errors.Is(err, auth.ErrKeyOptions):
 		f.Errors = components.FormErrors{"": "Choose a scope (read or write) and an expiry from the lists."}
+	}
+	if f.Errors != nil {
 		d.renderKeys(w, r, http.StatusUnprocessableEntity, p, components.KeysView{Form: f})
 		return
 	}
