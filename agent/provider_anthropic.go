@@ -7,36 +7,86 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-
-	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
 )
 
 // anthropicMaxTokens bounds one reply; a long page fits well within it.
 const anthropicMaxTokens = 16000
 
+// anthropicVersion is the Messages API version Folio speaks.
+const anthropicVersion = "2023-06-01"
+
 // anthropicProvider speaks the Messages API with tool_use.
 type anthropicProvider struct {
-	client anthropic.Client
+	api    *apiClient
+	hasKey bool
 }
 
 func newAnthropic(baseURL, apiKey string, hc *http.Client) *anthropicProvider {
-	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimRight(baseURL, "/") + "/"),
-		option.WithAPIKey(apiKey),
-		option.WithMaxRetries(0), // completeWithRetry retries, the same way for every provider
-	}
-	if hc != nil {
-		opts = append(opts, option.WithHTTPClient(hc))
-	}
-	return &anthropicProvider{client: anthropic.NewClient(opts...)}
+	h := http.Header{"X-Api-Key": {apiKey}, "Anthropic-Version": {anthropicVersion}}
+	return &anthropicProvider{api: newAPIClient(baseURL, h, hc), hasKey: apiKey != ""}
 }
 
+// What the Messages API is sent and answers, as far as Folio uses it.
+type (
+	anthropicRequest struct {
+		Model     string             `json:"model,omitempty"`
+		MaxTokens int64              `json:"max_tokens"`
+		System    []anthropicText    `json:"system"`
+		Messages  []anthropicMessage `json:"messages,omitempty"`
+		Tools     []anthropicTool    `json:"tools,omitempty"`
+	}
+	anthropicMessage struct {
+		Role    string `json:"role"`
+		Content []any  `json:"content"` // anthropicText, anthropicToolUse, anthropicToolResult
+	}
+	anthropicText struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	anthropicToolUse struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+	anthropicToolResult struct {
+		Type      string          `json:"type"`
+		ToolUseID string          `json:"tool_use_id"`
+		IsError   bool            `json:"is_error"`
+		Content   []anthropicText `json:"content"`
+	}
+	anthropicTool struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		InputSchema struct {
+			Type       string         `json:"type"`
+			Properties map[string]any `json:"properties"`
+			Required   []string       `json:"required,omitzero"` // [] is sent, nil is not
+		} `json:"input_schema"`
+	}
+	anthropicResponse struct {
+		Content []struct {
+			Type  jsonText        `json:"type"`
+			Text  jsonText        `json:"text"`
+			ID    jsonText        `json:"id"`
+			Name  jsonText        `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason jsonText `json:"stop_reason"`
+		Usage      struct {
+			InputTokens  jsonCount `json:"input_tokens"`
+			OutputTokens jsonCount `json:"output_tokens"`
+		} `json:"usage"`
+	}
+)
+
+func textBlock(s string) anthropicText { return anthropicText{Type: "text", Text: s} }
+
 func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (modelReply, error) {
-	var msgs []anthropic.MessageParam
+	var msgs []anthropicMessage
 	// The Messages API wants user and assistant turns to alternate, and tool
 	// results inside a user turn: consecutive messages of one side merge.
-	add := func(role anthropic.MessageParamRole, blocks ...anthropic.ContentBlockParamUnion) {
+	add := func(role string, blocks ...any) {
 		if len(blocks) == 0 {
 			return
 		}
@@ -44,89 +94,83 @@ func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (mod
 			msgs[n-1].Content = append(msgs[n-1].Content, blocks...)
 			return
 		}
-		msgs = append(msgs, anthropic.MessageParam{Role: role, Content: blocks})
+		msgs = append(msgs, anthropicMessage{Role: role, Content: blocks})
 	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case RoleUser:
 			if m.Content != "" {
-				add(anthropic.MessageParamRoleUser, anthropic.NewTextBlock(m.Content))
+				add("user", textBlock(m.Content))
 			}
 		case RoleTool:
-			add(anthropic.MessageParamRoleUser, anthropic.NewToolResultBlock(m.ToolCallID, m.Content, m.IsError))
+			add("user", anthropicToolResult{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError, Content: []anthropicText{textBlock(m.Content)}})
 		case RoleAssistant:
-			var blocks []anthropic.ContentBlockParamUnion
+			var blocks []any
 			if m.Content != "" {
-				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
+				blocks = append(blocks, textBlock(m.Content))
 			}
 			for _, tc := range m.ToolCalls {
 				input := tc.Arguments
 				if !bytes.HasPrefix(bytes.TrimSpace(input), []byte("{")) {
 					input = json.RawMessage("{}") // tool_use input must be an object
 				}
-				blocks = append(blocks, anthropic.NewToolUseBlock(tc.ID, input, tc.Name))
+				blocks = append(blocks, anthropicToolUse{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 			}
-			add(anthropic.MessageParamRoleAssistant, blocks...)
+			add("assistant", blocks...)
 		}
 	}
-	var tools []anthropic.ToolUnionParam
+	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, System: []anthropicText{textBlock(req.System)}, Messages: msgs}
+	if body.MaxTokens <= 0 {
+		body.MaxTokens = anthropicMaxTokens
+	}
 	for _, t := range req.Tools {
-		tools = append(tools, anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
-			Name:        t.Name,
-			Description: anthropic.String(t.Description),
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: t.Properties, Required: t.Required},
-		}})
+		tool := anthropicTool{Name: t.Name, Description: t.Description}
+		tool.InputSchema.Type, tool.InputSchema.Properties, tool.InputSchema.Required = "object", t.Properties, t.Required
+		body.Tools = append(body.Tools, tool)
 	}
-	maxTokens := req.MaxTokens
-	if maxTokens <= 0 {
-		maxTokens = anthropicMaxTokens
+	var resp anthropicResponse
+	if err := p.api.call(ctx, http.MethodPost, "v1/messages", nil, body, &resp); err != nil {
+		return modelReply{}, anthropicRefusal(err)
 	}
-	resp, err := p.client.Messages.New(ctx, anthropic.MessageNewParams{
-		Model:     anthropic.Model(req.Model),
-		MaxTokens: maxTokens,
-		System:    []anthropic.TextBlockParam{{Text: req.System}},
-		Messages:  msgs,
-		Tools:     tools,
-	})
-	if err != nil {
-		var apiErr *anthropic.Error
-		if errors.As(err, &apiErr) {
-			var body struct {
-				Error struct {
-					Message string `json:"message"`
-				} `json:"error"`
-			}
-			msg := strings.TrimSpace(apiErr.RawJSON())
-			if json.Unmarshal([]byte(msg), &body) == nil && body.Error.Message != "" {
-				msg = body.Error.Message
-			}
-			var h http.Header
-			if apiErr.Response != nil {
-				h = apiErr.Response.Header
-			}
-			return modelReply{}, &statusError{Status: apiErr.StatusCode, Message: msg, RetryAfter: retryAfter(h)}
-		}
-		return modelReply{}, err
-	}
+	input, output := int64(resp.Usage.InputTokens), int64(resp.Usage.OutputTokens)
 	reply := modelReply{
-		Tokens:    resp.Usage.InputTokens + resp.Usage.OutputTokens,
-		Input:     resp.Usage.InputTokens,
-		Output:    resp.Usage.OutputTokens,
-		Truncated: resp.StopReason == anthropic.StopReasonMaxTokens,
+		Tokens:    input + output,
+		Input:     input,
+		Output:    output,
+		Truncated: resp.StopReason == "max_tokens",
 	}
 	var text []string
 	for _, b := range resp.Content {
 		switch b.Type {
 		case "text":
-			text = append(text, b.Text)
+			text = append(text, string(b.Text))
 		case "tool_use":
-			args := json.RawMessage(b.Input)
-			if len(args) == 0 {
+			args := b.Input
+			if len(args) == 0 || string(args) == "null" {
 				args = json.RawMessage("{}")
 			}
-			reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+			reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: string(b.ID), Name: string(b.Name), Arguments: args})
 		}
 	}
 	reply.Content = strings.Join(text, "\n\n")
 	return reply, nil
+}
+
+// anthropicRefusal reads what the Messages API said when it refused: the
+// message of its {"error": {...}}, or the whole answer when it has none.
+func anthropicRefusal(err error) error {
+	var r *apiRefusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	var body struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	msg := strings.TrimSpace(string(r.body))
+	if json.Unmarshal(r.body, &body) == nil && body.Error.Message != "" {
+		msg = body.Error.Message
+	}
+	return &statusError{Status: r.status, Message: msg, RetryAfter: retryAfter(r.header)}
 }

@@ -4,105 +4,155 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // openaiProvider speaks Chat Completions with tools, which OpenAI, Ollama,
 // vLLM, llama.cpp's server and OpenRouter all serve.
 type openaiProvider struct {
-	client openai.Client
+	api *apiClient
 }
 
 func newOpenAI(baseURL, apiKey string, hc *http.Client) *openaiProvider {
 	if apiKey == "" {
 		apiKey = "none" // local servers need no key, but the header must be well-formed
 	}
-	opts := []option.RequestOption{
-		option.WithBaseURL(strings.TrimRight(baseURL, "/") + "/"),
-		option.WithAPIKey(apiKey),
-		option.WithMaxRetries(0), // completeWithRetry retries, the same way for every provider
-	}
-	if hc != nil {
-		opts = append(opts, option.WithHTTPClient(hc))
-	}
-	return &openaiProvider{client: openai.NewClient(opts...)}
+	return &openaiProvider{api: newAPIClient(baseURL, http.Header{"Authorization": {"Bearer " + apiKey}}, hc)}
 }
 
+// What Chat Completions is sent and answers, as far as Folio uses it.
+type (
+	openaiRequest struct {
+		Model    string          `json:"model,omitempty"`
+		Messages []openaiMessage `json:"messages,omitempty"`
+		Tools    []openaiTool    `json:"tools,omitempty"`
+	}
+	openaiMessage struct {
+		Role       string           `json:"role"`
+		Content    *string          `json:"content,omitempty"`
+		ToolCalls  []openaiToolCall `json:"tool_calls,omitempty"`
+		ToolCallID *string          `json:"tool_call_id,omitempty"`
+	}
+	openaiToolCall struct {
+		ID       string          `json:"id"`
+		Type     string          `json:"type"`
+		Function *openaiFunction `json:"function,omitempty"` // left out when empty, as the SDK did
+	}
+	openaiFunction struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+	openaiTool struct {
+		Type     string `json:"type"`
+		Function struct {
+			Name        string         `json:"name"`
+			Description string         `json:"description"`
+			Parameters  map[string]any `json:"parameters"`
+		} `json:"function"`
+	}
+	openaiResponse struct {
+		Choices []struct {
+			Message struct {
+				Content   jsonText `json:"content"`
+				ToolCalls []struct {
+					ID       jsonText `json:"id"`
+					Type     jsonText `json:"type"`
+					Function struct {
+						Name      jsonText `json:"name"`
+						Arguments jsonText `json:"arguments"` // a string; some servers send an object
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason jsonText `json:"finish_reason"`
+		} `json:"choices"`
+		Usage struct {
+			PromptTokens     jsonCount `json:"prompt_tokens"`
+			CompletionTokens jsonCount `json:"completion_tokens"`
+		} `json:"usage"`
+	}
+)
+
 func (p *openaiProvider) complete(ctx context.Context, req modelRequest) (modelReply, error) {
-	msgs := []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(req.System)}
+	text := func(s string) *string { return &s }
+	body := openaiRequest{Model: req.Model, Messages: []openaiMessage{{Role: "system", Content: text(req.System)}}}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case RoleUser:
-			msgs = append(msgs, openai.UserMessage(m.Content))
+			body.Messages = append(body.Messages, openaiMessage{Role: "user", Content: text(m.Content)})
 		case RoleTool:
-			msgs = append(msgs, openai.ToolMessage(m.Content, m.ToolCallID))
+			body.Messages = append(body.Messages, openaiMessage{Role: "tool", Content: text(m.Content), ToolCallID: text(m.ToolCallID)})
 		case RoleAssistant:
-			var a openai.ChatCompletionAssistantMessageParam
+			a := openaiMessage{Role: "assistant"}
 			if m.Content != "" || len(m.ToolCalls) == 0 {
-				a.Content.OfString = openai.String(m.Content)
+				a.Content = text(m.Content)
 			}
 			for _, tc := range m.ToolCalls {
-				a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: string(tc.Arguments)},
-					},
-				})
+				c := openaiToolCall{ID: tc.ID, Type: "function"}
+				if tc.Name != "" || len(tc.Arguments) > 0 {
+					c.Function = &openaiFunction{Name: tc.Name, Arguments: string(tc.Arguments)}
+				}
+				a.ToolCalls = append(a.ToolCalls, c)
 			}
-			msgs = append(msgs, openai.ChatCompletionMessageParamUnion{OfAssistant: &a})
+			body.Messages = append(body.Messages, a)
 		}
 	}
-	var tools []openai.ChatCompletionToolUnionParam
 	for _, t := range req.Tools {
-		tools = append(tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name:        t.Name,
-			Description: openai.String(t.Description),
-			Parameters:  shared.FunctionParameters(jsonSchema(t)),
-		}))
+		tool := openaiTool{Type: "function"}
+		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, jsonSchema(t)
+		body.Tools = append(body.Tools, tool)
 	}
-	resp, err := p.client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
-		Model:    shared.ChatModel(req.Model),
-		Messages: msgs,
-		Tools:    tools,
-	})
-	if err != nil {
-		var apiErr *openai.Error
-		if errors.As(err, &apiErr) {
-			msg := apiErr.Message
-			if msg == "" {
-				msg = strings.TrimSpace(apiErr.RawJSON())
-			}
-			var h http.Header
-			if apiErr.Response != nil {
-				h = apiErr.Response.Header
-			}
-			return modelReply{}, &statusError{Status: apiErr.StatusCode, Message: msg, RetryAfter: retryAfter(h)}
-		}
-		return modelReply{}, err
+	var resp openaiResponse
+	if err := p.api.call(ctx, http.MethodPost, "chat/completions", nil, body, &resp); err != nil {
+		return modelReply{}, openaiRefusal(err)
 	}
 	if len(resp.Choices) == 0 {
 		return modelReply{}, errors.New("the model returned no choices")
 	}
 	choice := resp.Choices[0]
+	input, output := int64(resp.Usage.PromptTokens), int64(resp.Usage.CompletionTokens)
 	reply := modelReply{
-		Content:   choice.Message.Content,
-		Tokens:    resp.Usage.PromptTokens + resp.Usage.CompletionTokens,
-		Input:     resp.Usage.PromptTokens,
-		Output:    resp.Usage.CompletionTokens,
+		Content:   string(choice.Message.Content),
+		Tokens:    input + output,
+		Input:     input,
+		Output:    output,
 		Truncated: choice.FinishReason == "length",
 	}
 	for _, tc := range choice.Message.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {
 			continue
 		}
-		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: rawArguments(tc.Function.Arguments)})
+		reply.ToolCalls = append(reply.ToolCalls, ToolCall{ID: string(tc.ID), Name: string(tc.Function.Name), Arguments: rawArguments(string(tc.Function.Arguments))})
 	}
 	return reply, nil
+}
+
+// openaiRefusal reads what an OpenAI-compatible server said when it
+// refused: the message of its {"error": {...}}, or that object's JSON when
+// it has none.
+func openaiRefusal(err error) error {
+	var r *apiRefusal
+	if !errors.As(err, &r) {
+		return err
+	}
+	var body struct {
+		Error json.RawMessage `json:"error"`
+	}
+	json.Unmarshal(r.body, &body)
+	var e struct {
+		Message jsonText `json:"message"`
+	}
+	if len(body.Error) > 0 && json.Unmarshal(body.Error, &e) != nil {
+		// An error that is no object ({"error": "..."}) is no refusal, and so
+		// retried as transient: what the SDK did, kept as it was.
+		return fmt.Errorf("the model provider answered %d with an error that is not an object: %s", r.status, body.Error)
+	}
+	msg := string(e.Message)
+	if msg == "" {
+		msg = strings.TrimSpace(string(body.Error))
+	}
+	return &statusError{Status: r.status, Message: msg, RetryAfter: retryAfter(r.header)}
 }
 
 // jsonSchema is a tool's arguments as a JSON Schema object.

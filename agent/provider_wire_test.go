@@ -354,3 +354,31 @@ func TestModelsOnTheWire(t *testing.T) {
 		})
 	}
 }
+
+// A provider that redirects to another origin gets no key there: the call
+// fails instead of following.
+func TestProviderRedirectElsewhereIsRefused(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization")+r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"choices":[{"message":{"content":"x"}}],"content":[]}`)
+	}))
+	defer elsewhere.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer origin.Close()
+	if _, err := newOpenAI(origin.URL+"/v1", "sk", nil).complete(context.Background(), wireConversation); err == nil {
+		t.Error("openai: a redirect to another origin was followed")
+	}
+	if _, err := newAnthropic(origin.URL, "ak", nil).complete(context.Background(), wireConversation); err == nil {
+		t.Error("anthropic: a redirect to another origin was followed")
+	}
+	if len(leaked) > 0 {
+		t.Errorf("the other origin was sent %q", leaked)
+	}
+}
