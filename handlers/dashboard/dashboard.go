@@ -46,21 +46,23 @@ type Accounts interface {
 }
 
 // Jobs is what the job pages need of the jobs service (jobs.Service), the
-// one the API calls too: the same launch, follow-up, cancel, archive,
-// changes and merge, the list with each job's first prompt, and a job's
-// event stream.
+// one the API calls too, so a page and the API launch, follow up, cancel,
+// archive and merge alike.
 type Jobs interface {
-	Create(ctx context.Context, projectID, prompt, idempotencyKey string) (jobs.Created, error)
-	Message(ctx context.Context, projectID, id, prompt string) (jobs.Created, error)
-	Get(ctx context.Context, projectID, id string) (model.Job, error)
+	// The jobs page: the list with each job's first prompt, and a launch.
 	List(ctx context.Context, projectID string, status model.JobStatus, limit, offset int) ([]model.Job, bool, error)
 	FirstPrompts(ctx context.Context, list []model.Job) (map[string]string, error)
-	Archive(ctx context.Context, projectID, id string) (model.Job, error)
-	Cancel(ctx context.Context, projectID, id string) (model.Job, error)
+	Create(ctx context.Context, projectID, prompt, idempotencyKey string) (jobs.Created, error)
+	// A job's page: the job, its conversation and live feed, and its forms.
+	Get(ctx context.Context, projectID, id string) (model.Job, error)
 	Messages(ctx context.Context, projectID, id string) ([]jobs.Message, error)
+	httpx.JobEventSource
+	Message(ctx context.Context, projectID, id, prompt string) (jobs.Created, error)
+	Cancel(ctx context.Context, projectID, id string) (model.Job, error)
+	Archive(ctx context.Context, projectID, id string) (model.Job, error)
+	// The review page: the branch against its ref, and the merge.
 	Changes(ctx context.Context, projectID, id string) (codehost.Changes, model.Job, error)
 	Merge(ctx context.Context, projectID, id string) (model.Job, error)
-	httpx.JobEventSource
 }
 
 // Dashboard serves the pages project admins use, signed in with a session
