@@ -540,28 +540,9 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 		return uaVerdict{decided: Bot, final: true}
 	}
 	text := maskDeviceModel(plusDecoded(ua))
-	shaped := browserShaped(text)
 	agent, agentLen := Class(0), 0
-	named, isNamed := Class(0), false
-	tool, botWord := false, false
-	var checked []int32
-	check := func(pid int32) {
-		if slices.Contains(checked, pid) {
-			return
-		}
-		checked = append(checked, pid)
-		cr := &c.crawlers[pid]
-		if cr.level == levelTool && (tool || cr.shapeless && shaped) || !cr.matches(text) {
-			return
-		}
-		if cr.level == levelTool {
-			tool = true
-			return
-		}
-		if !isNamed || classRank(cr.class) > classRank(named) {
-			named, isNamed = cr.class, true
-		}
-	}
+	botWord := false
+	var candidates []int32
 	c.ac.match(text, func(id int32, end int) {
 		if cl := c.wordClass[id]; cl >= 0 || c.botWord[id] {
 			start := end - c.ac.lens[id]
@@ -574,28 +555,51 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 				}
 			}
 		}
-		for _, pid := range c.patterns[id] {
-			check(pid)
-		}
+		candidates = append(candidates, c.patterns[id]...)
 	})
-	for _, pid := range c.always {
-		check(pid)
-	}
-	switch {
-	case agentLen > 0:
+	if agentLen > 0 {
 		return uaVerdict{decided: agent, final: true}
+	}
+	candidates = append(candidates, c.always...)
+	// Each pattern once, at most.
+	slices.Sort(candidates)
+	candidates = slices.Compact(candidates)
+
+	named, isNamed := Class(0), false
+	for _, pid := range candidates {
+		cr := &c.crawlers[pid]
+		if cr.level != levelNamed || isNamed && classRank(cr.class) <= classRank(named) {
+			continue
+		}
+		if cr.matches(text) {
+			named, isNamed = cr.class, true
+		}
+	}
+	lower := strings.ToLower(text)
+	switch {
 	case isNamed:
 		return uaVerdict{decided: named, final: true}
 	case botWord:
 		return uaVerdict{decided: Bot, final: true}
-	case userAgentNaming(text):
+	case userAgentNaming(lower):
 		return uaVerdict{decided: AI, final: true}
 	}
-	crawler, library := genericMarkers(text)
-	if crawler || hasURLOrEmail(text) {
+	crawler, library := genericMarkers(lower)
+	if crawler || hasURLOrEmail(lower) {
 		return uaVerdict{decided: Bot, final: true}
 	}
-	return uaVerdict{tool: tool || library || !shaped || fetcherAppended(text)}
+	shaped := browserShaped(lower)
+	if library || !shaped || fetcherAppended(lower) || pastedBrowser(lower) {
+		return uaVerdict{tool: true}
+	}
+	// Only a tool's pattern is left to say anything.
+	for _, pid := range candidates {
+		cr := &c.crawlers[pid]
+		if cr.level == levelTool && !(cr.shapeless && shaped) && cr.matches(text) {
+			return uaVerdict{tool: true}
+		}
+	}
+	return uaVerdict{}
 }
 
 // classRank orders the classes a user agent's named matches can give: the

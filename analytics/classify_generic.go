@@ -9,7 +9,7 @@ var (
 	// crawlerWords found anywhere in the lower-cased user agent, with
 	// spaces, dashes and underscores removed ("Health-Check" is healthcheck).
 	crawlerWords = []string{"crawl", "spider", "scraper", "slurp", "feedparser", "feedfetcher", "feedreader", "feedburner",
-		"healthcheck", "monitor", "uptime", "pingdom", "statuscake", "siteverification", "searchconsole",
+		"healthcheck", "monitor", "synthetic", "uptime", "pingdom", "statuscake", "siteverification", "searchconsole",
 		"validator", "linkcheck", "checklink", "linkchecker", "archiver", "indexer", "preview", "headless", "phantomjs",
 		"scrapy", "tinytinyrss", "ezooms", "bot.htm", "robots.htm", "siteaudit", "pinger", "seeker", "thumbnail", "newsgator", "bloglovin"}
 	// libraryWords name HTTP client libraries and command-line clients:
@@ -22,16 +22,18 @@ var (
 	notBot = map[string]bool{"cubot": true}
 )
 
+// squash drops what separates a crawler's words ("Health-Check").
+var squash = strings.NewReplacer(" ", "", "-", "", "_", "")
+
 // genericMarkers says whether a user agent carries a crawler's word (a
 // token ending in "bot", "crawl", "spider", "monitor"…) or an HTTP
 // library's.
-func genericMarkers(ua string) (crawler, library bool) {
-	lower := strings.ToLower(ua)
+func genericMarkers(lower string) (crawler, library bool) {
 	// Pinterest's crawler; its app's in-app browser says "Pinterest for …".
 	if strings.HasPrefix(lower, "pinterest/") {
 		return true, false
 	}
-	squashed := strings.NewReplacer(" ", "", "-", "", "_", "").Replace(lower)
+	squashed := squash.Replace(lower)
 	for _, w := range crawlerWords {
 		if strings.Contains(squashed, w) {
 			return true, false
@@ -63,41 +65,85 @@ func genericMarkers(ua string) (crawler, library bool) {
 	return false, false
 }
 
-// browserMarkers are what every browser's user agent names somewhere: an
-// engine, a browser, a platform, or an old phone's browser and profile
-// (SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 … UP.Browser/6.2.3.3,
-// Opera/9.80 (MTK; Opera Mini/…), DoCoMo/2.0 N905i). A user agent naming
-// none of them is not a person's browser: a bare product name ("Zeno",
-// "phpMyAdmin", "Google-Lens"), a library ("libfetch/2.0"), or
-// "Mozilla/4.0 (compatible;)" with nothing inside.
-var browserMarkers = []string{
-	// engines and browsers
-	"applewebkit", "gecko", "khtml", "trident", "msie", "presto", "edge", "chrome", "firefox", "safari", "opera", "fennec",
-	"seamonkey", "konqueror", "icab", "omniweb", "netpositive", "lynx", "w3m", "dillo", "netsurf", "ucweb", "ucbrowser",
-	"netfront", "obigo", "teleca", "openwave", "up.browser", "up.link", "dolfin", "jasmine", "polaris", "blazer", "avantgo",
-	"iemobile", "mosaic", "netscape", "webtv", "nintendobrowser",
-	// platforms
-	"windows", "winnt", "win9", "win32", "win64", "win16", "macintosh", "mac os", "mac_powerpc", "x11", "linux", "android",
-	"iphone", "ipad", "ipod", "cros", "freebsd", "openbsd", "netbsd", "sunos", "haiku", "amigaos", "morphos", "risc os", "os/2",
-	"beos", "palmos", "palmsource", "blackberry", "bb10", "playbook", "symbian", "series40", "series60", "s60", "midp", "cldc",
-	"j2me", "brew", "maui", "wap", "bada", "meego", "maemo", "sailfish", "kaios", "tizen", "webos", "web0s", "harmonyos",
-	"hbbtv", "smarttv", "smart-tv", "netcast", "roku", "appletv", "apple tv", "tvos", "crkey", "playstation", "xbox",
-	"nintendo", "dreamcast", "planetweb", "darwin", "cfnetwork", "dalvik", "nokia", "samsung", "sonyericsson", "docomo", "kddi", "softbank", "vodafone",
+// A browser's user agent names an engine or a browser, or the device it
+// runs on; a desktop platform alone ("(Linux; x86_64)", "(Macintosh; U;
+// PPC Mac OS X)", "CFNetwork/… Darwin/…") makes a browser only in a
+// string that starts like one ("Mozilla/…", "Opera/…"): HTTP libraries and
+// desktop programs name their platform too. Old phones' forms are
+// browsers (SAMSUNG-GT-E2232/1.0 Openwave/6.2.3 Profile/MIDP-2.0 …
+// UP.Browser/6.2.3.3, Opera/9.80 (MTK; Opera Mini/…), DoCoMo/2.0 N905i). A
+// user agent naming none of them is not a person's browser: a bare
+// product name ("Zeno", "phpMyAdmin", "Google-Lens"), a library
+// ("libfetch/2.0"), or "Mozilla/4.0 (compatible;)" with nothing inside.
+var (
+	engineMarkers = []string{
+		"applewebkit", "gecko", "khtml", "trident", "msie", "presto", "edge", "chrome", "firefox", "safari", "opera", "fennec",
+		"seamonkey", "konqueror", "icab", "omniweb", "netpositive", "lynx", "w3m", "dillo", "netsurf", "ucweb", "ucbrowser",
+		"netfront", "obigo", "teleca", "openwave", "up.browser", "up.link", "dolfin", "jasmine", "polaris", "blazer", "avantgo",
+		"iemobile", "mosaic", "netscape", "webtv", "nintendobrowser", "planetweb", "webkit",
+	}
+	deviceMarkers = []string{
+		"android", "iphone", "ipad", "ipod", "blackberry", "bb10", "playbook", "symbian", "series40", "series60", "s60", "midp",
+		"cldc", "j2me", "brew", "maui", "wap", "bada", "meego", "maemo", "sailfish", "kaios", "tizen", "webos", "web0s",
+		"harmonyos", "hbbtv", "smarttv", "smart-tv", "netcast", "roku", "appletv", "apple tv", "tvos", "crkey", "playstation",
+		"xbox", "nintendo", "dreamcast", "dalvik", "nokia", "samsung", "sonyericsson", "docomo", "kddi", "softbank", "vodafone",
+		"windows phone", "windows ce", "palmos", "palmsource",
+	}
+	desktopMarkers = []string{
+		"windows", "winnt", "win9", "win32", "win64", "win16", "macintosh", "mac os", "mac_powerpc", "x11", "linux", "cros",
+		"freebsd", "openbsd", "netbsd", "sunos", "haiku", "amigaos", "morphos", "risc os", "os/2", "beos", "darwin", "cfnetwork",
+	}
+)
+
+// browserShaped says whether a user agent has a browser's shape (see
+// engineMarkers).
+func browserShaped(lower string) bool {
+	// "…Browser" names a browser anywhere: QQBrowser, NokiaBrowser.
+	if strings.Contains(lower, "browser") || namesWord(lower, engineMarkers) || namesWord(lower, deviceMarkers) {
+		return true
+	}
+	return (strings.HasPrefix(lower, "mozilla/") || strings.HasPrefix(lower, "opera/")) && namesWord(lower, desktopMarkers)
 }
 
-// browserShaped says whether a user agent has a browser's shape: it names
-// an engine, a browser or a platform (see browserMarkers).
-func browserShaped(ua string) bool {
-	lower := strings.ToLower(ua)
-	for _, m := range browserMarkers {
-		if strings.Contains(lower, m) {
+// namesWord says whether one of words starts a word of lower ("cros" in
+// "(X11; CrOS x86_64", not in "Microsoft").
+func namesWord(lower string, words []string) bool {
+	for _, w := range words {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			if at := i + j; at == 0 || !isLetter(lower[at-1]) {
+				return true
+			}
+			i += j + 1
+		}
+	}
+	return false
+}
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+
+// pastedBrowser says whether a browser's user agent was pasted into
+// another client's: after a comma or a "|" ("Anonymous, Mozilla/5.0 …",
+// "Thumbor/6.7.5, Mozilla/5.0 …"), or into a request line ("POST /parser
+// Host: …"). A browser's own starts with its product.
+func pastedBrowser(lower string) bool {
+	for _, s := range []string{", mozilla/", ",mozilla/", "|mozilla/"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	for _, m := range []string{"get /", "post /", "head /", "put /"} {
+		if strings.HasPrefix(lower, m) {
 			return true
 		}
 	}
 	return false
 }
 
-// fetcherAppended says whether a browser's user agent has a service's name
+// fetcherAppended says whether a (lower-case) browser's user agent has a service's name
 // appended: a "(compatible; …)" group after the platform's
 // ("… Mobile Safari/537.36 (compatible; Google-AMPHTML)"), or more after
 // the engine's "(KHTML, like Gecko" ("(KHTML, like Gecko; Google-Ads-Qualify)").
@@ -117,7 +163,7 @@ func fetcherAppended(ua string) bool {
 		default:
 			continue
 		}
-		rest := strings.ToLower(strings.TrimLeft(ua[i+1:], " "))
+		rest := strings.TrimLeft(ua[i+1:], " ")
 		if !first && strings.HasPrefix(rest, "compatible") {
 			return true
 		}
@@ -130,10 +176,12 @@ func fetcherAppended(ua string) bool {
 }
 
 // maskDeviceModel blanks the device model of an Android platform group
-// (what follows "Android 7.0;" up to the group's end, as in
-// "(Linux; Android 7.0; M bot 54)", or a group right after "Android ",
-// as apps write it), so that no bot word matches a phone's name. Other
-// user agents are returned as they are.
+// (the field after "Android 7.0;" and any locale, as in
+// "(Linux; Android 7.0; M bot 54)" or "(Linux; U; Android 4.2.2; en-us;
+// Crawler X1 Build/JDQ39)"), or the whole group right after "Android ",
+// as apps write it, so that no bot word matches a phone's name. A group
+// with a URL or an e-mail address in it is no phone's, and other user
+// agents are returned as they are.
 func maskDeviceModel(ua string) string {
 	open := strings.IndexByte(ua, '(')
 	if open < 0 {
@@ -145,36 +193,51 @@ func maskDeviceModel(ua string) string {
 	} else {
 		end += open
 	}
-	from := -1
-	if strings.HasSuffix(strings.ToLower(strings.TrimRight(ua[:open], " ")), "android") {
-		from = open + 1
-	} else {
-		// The fields after the one that names Android ("Android 7.0",
-		// UC Browser's "Adr 9").
-		for i := open + 1; i < end; {
-			j := strings.IndexByte(ua[i:end], ';')
-			if j < 0 {
-				break
-			}
-			field := strings.ToLower(strings.TrimSpace(ua[i : i+j]))
-			if strings.HasPrefix(field, "android") || strings.HasPrefix(field, "adr ") {
-				from = i + j + 1
-				break
-			}
-			i += j + 1
-		}
-	}
-	if from < 0 || from >= end {
+	if hasURLOrEmail(strings.ToLower(ua[open:end])) {
 		return ua
 	}
-	return ua[:from] + strings.Repeat(" ", end-from) + ua[end:]
+	if strings.HasSuffix(strings.ToLower(strings.TrimRight(ua[:open], " ")), "android") {
+		return ua[:open+1] + strings.Repeat(" ", end-open-1) + ua[end:]
+	}
+	afterAndroid := false
+	for i := open + 1; i < end; {
+		j := strings.IndexByte(ua[i:end], ';')
+		if j < 0 {
+			j = end - i
+		}
+		field := strings.ToLower(strings.TrimSpace(ua[i : i+j]))
+		switch {
+		case !afterAndroid:
+			// UC Browser writes Android as "Adr 9".
+			afterAndroid = strings.HasPrefix(field, "android") || strings.HasPrefix(field, "adr ")
+		case isLocale(field) || field == "u" || field == "mobile" || field == "tablet" || field == "wv" || strings.HasPrefix(field, "rv:"):
+		case field != "":
+			return ua[:i] + strings.Repeat(" ", j) + ua[i+j:]
+		}
+		i += j + 1
+	}
+	return ua
+}
+
+// isLocale says whether a platform field is a language tag: "en",
+// "en-us", "zh_CN".
+func isLocale(f string) bool {
+	lang, region, _ := strings.Cut(strings.ReplaceAll(f, "_", "-"), "-")
+	if len(lang) < 2 || len(lang) > 3 || !isLetters(lang) || len(region) > 4 {
+		return false
+	}
+	for i := 0; i < len(region); i++ {
+		if !isAlnum(region[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // userAgentNaming says whether a product token follows the naming of AI
 // agents acting for a person, "Name-User/…" (ChatGPT-User, Claude-User,
 // Perplexity-User, MistralAI-User): an agent no list names yet.
-func userAgentNaming(ua string) bool {
-	lower := strings.ToLower(ua)
+func userAgentNaming(lower string) bool {
 	for i := 0; ; {
 		j := strings.Index(lower[i:], "-user")
 		if j < 0 {
@@ -197,8 +260,7 @@ func userAgentNaming(ua string) bool {
 // hasURLOrEmail says whether a user agent carries a URL or an e-mail
 // address: a robot's signature ("+https://example.com/bot.html",
 // "Name/2.1 (+http://…)", "admin@example.com"); no browser sends one.
-func hasURLOrEmail(ua string) bool {
-	lower := strings.ToLower(ua)
+func hasURLOrEmail(lower string) bool {
 	for _, s := range []string{"http://", "https://", "ftp://"} {
 		if strings.Contains(lower, s) {
 			return true

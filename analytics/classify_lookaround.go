@@ -38,8 +38,19 @@ type leaf struct {
 
 // matches says whether the leaf matches text with its look-arounds holding.
 func (l *leaf) matches(text string) bool {
-	if len(l.checks) == 0 && l.follows == nil {
-		return l.re.MatchString(text)
+	if !l.re.MatchString(text) {
+		return false
+	}
+	if len(l.checks) == 0 {
+		if l.follows == nil {
+			return true
+		}
+		for _, m := range l.re.FindAllStringIndex(text, -1) {
+			if l.follows(text[:m[0]]) {
+				return true
+			}
+		}
+		return false
 	}
 	for _, m := range l.re.FindAllStringSubmatchIndex(text, -1) {
 		ok := l.follows == nil || l.follows(text[:m[0]])
