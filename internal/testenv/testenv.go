@@ -1,5 +1,6 @@
 // Package testenv builds the real world Folio's tests run against: a Redis
-// server of their own on a free port and a fresh SQLite file per test.
+// server of their own on a free port, one of its databases per test, and a
+// fresh SQLite file per test.
 package testenv
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,11 +23,18 @@ import (
 
 // Redis is a redis-server process started for one test package.
 type Redis struct {
-	URL  string
+	URL  string // database 0
 	Addr string
 	cmd  *exec.Cmd
 	dir  string
+	free chan int // the databases DB may lend, least recently returned first
 }
+
+// redisDatabases is how many numbered databases the server has: database 0
+// for Client, URL and Flush, the others lent by DB. More than a test binary
+// ever holds at once, so that a database returned is lent again only long
+// after.
+const redisDatabases = 256
 
 // StartRedis starts redis-server on a free loopback port with no
 // persistence. Call it from TestMain and Stop it after m.Run.
@@ -42,9 +51,13 @@ func StartRedis() (*Redis, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), dir: dir}
+	r := &Redis{Addr: fmt.Sprintf("127.0.0.1:%d", port), dir: dir, free: make(chan int, redisDatabases-1)}
 	r.URL = "redis://" + r.Addr + "/0"
-	r.cmd = exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	for i := 1; i < redisDatabases; i++ {
+		r.free <- i
+	}
+	r.cmd = exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
+		"--databases", strconv.Itoa(redisDatabases))
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -77,6 +90,44 @@ func StartRedis() (*Redis, error) {
 func (r *Redis) Client(t testing.TB) *redis.Client {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: r.Addr})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// RedisDB is one numbered database of a Redis server, lent to one test.
+// Asynq keeps its queues and Folio its keys in the database its URL names,
+// so tests that each hold one share the server and see nothing of each
+// other's: they may run in parallel. (Pub/sub channels are the server's,
+// not a database's; Folio's announce job ids, which tests do not share.)
+type RedisDB struct {
+	URL   string // redis://127.0.0.1:port/N, for FOLIO_REDIS_URL
+	Addr  string
+	Index int
+}
+
+// DB lends the test an empty database of the server until it ends.
+func (r *Redis) DB(t testing.TB) *RedisDB {
+	t.Helper()
+	var n int
+	select {
+	case n = <-r.free:
+	case <-time.After(time.Minute):
+		t.Fatalf("no Redis database was free within a minute: %d held", redisDatabases-1)
+	}
+	t.Cleanup(func() { r.free <- n })
+	d := &RedisDB{URL: fmt.Sprintf("redis://%s/%d", r.Addr, n), Addr: r.Addr, Index: n}
+	c := redis.NewClient(&redis.Options{Addr: r.Addr, DB: n})
+	defer c.Close()
+	if err := c.FlushDB(context.Background()).Err(); err != nil {
+		t.Fatalf("empty Redis database %d: %v", n, err)
+	}
+	return d
+}
+
+// Client returns a client of this database; the test closes it at cleanup.
+func (d *RedisDB) Client(t testing.TB) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: d.Addr, DB: d.Index})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
