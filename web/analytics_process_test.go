@@ -1,94 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/folio-docs/folio/analytics"
 )
-
-// folioProcess is a folio command as a process of its own: this test
-// binary run again as folio (see TestMain), with exactly te as its FOLIO_*
-// environment.
-func folioProcess(te testEnv, args ...string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = []string{"FOLIO_TEST_RUN_MAIN=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	for k, v := range te {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	return cmd
-}
-
-// serveProcess starts "folio serve" in a process of its own (startFolio)
-// and waits for it to answer; the returned function stops it with SIGTERM
-// and waits for a clean exit.
-func serveProcess(t *testing.T, te testEnv) (base string, stop func()) {
-	t.Helper()
-	te["FOLIO_ADDR"] = freeAddr(t)
-	te["FOLIO_WORKER"] = "false"
-	p := startFolio(t, te, "serve")
-	base = "http://" + te["FOLIO_ADDR"]
-	p.waitHTTP(t, base+"/healthz")
-	stopped := false
-	stop = func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-			if p.code != 0 {
-				t.Errorf("serve exited with %d:\n%s", p.code, p.stderr.String())
-			}
-		case <-time.After(30 * time.Second):
-			p.cmd.Process.Kill()
-			t.Errorf("serve did not stop within 30s")
-		}
-	}
-	return base, stop
-}
-
-// apiCall sends a request with a key and decodes the JSON answer into out.
-func apiCall(t testing.TB, method, u, key string, body any, out any) int {
-	t.Helper()
-	var r *bytes.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = bytes.NewReader(b)
-	} else {
-		r = bytes.NewReader(nil)
-	}
-	req, _ := http.NewRequest(method, u, r)
-	req.Header.Set("Authorization", "Bearer "+key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if out != nil {
-		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
-			t.Fatalf("%s %s: decode: %v", method, u, err)
-		}
-	}
-	return res.StatusCode
-}
 
 // newAnalyticsProject makes a user, a project and a write key with the CLI.
 func newAnalyticsProject(t *testing.T, te testEnv) (project, key string) {

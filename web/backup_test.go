@@ -28,7 +28,6 @@ func TestBackupWhileWritingRestoresEverythingBeforeIt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the restored server's sweep to recover the runs the backup caught active")
 	}
-	testRedis.Flush(t)
 	model := testenv.NewModelServer(t, nil)
 	te := newTestEnv(t)
 	maps.Copy(te, testEnv{
@@ -92,13 +91,30 @@ func TestBackupWhileWritingRestoresEverythingBeforeIt(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(400 * time.Millisecond)
+	// The backup begins once a job of four writers has been created (and
+	// batches with them), and the writers stop once a batch has been
+	// acknowledged after it ended: the writes straddle it.
+	waitFor(t, 30*time.Second, "jobs and batches before the backup", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(created) >= 4 && len(batches) > 0
+	})
 	before := listJobs(t, src)
 	began := time.Now()
 	file := filepath.Join(t.TempDir(), "folio-backup.db")
 	out := te.must(t, "", "backup", "--to", file)
 	after := listJobs(t, src)
-	time.Sleep(200 * time.Millisecond)
+	ended := time.Now()
+	waitFor(t, 30*time.Second, "a batch after the backup", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ack := range batches {
+			if ack.After(ended) {
+				return true
+			}
+		}
+		return false
+	})
 	close(stop)
 	wg.Wait()
 
@@ -122,7 +138,7 @@ func TestBackupWhileWritingRestoresEverythingBeforeIt(t *testing.T) {
 	// everything (another Redis database).
 	te2 := maps.Clone(te)
 	te2["FOLIO_DATA_DIR"] = filepath.Join(t.TempDir(), "restored")
-	te2["FOLIO_REDIS_URL"] = strings.TrimSuffix(testRedis.URL, "/0") + "/1"
+	te2["FOLIO_REDIS_URL"] = testRedis.DB(t).URL
 	if err := os.MkdirAll(te2["FOLIO_DATA_DIR"], 0o750); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +316,7 @@ func TestBackupCarriesTheIndexSnapshots(t *testing.T) {
 		t.Helper()
 		te["FOLIO_ADDR"], te["FOLIO_WORKER"] = freeAddr(t), "false"
 		p := startFolio(t, te, "serve")
-		p.waitHTTP(t, "http://"+te["FOLIO_ADDR"]+"/healthz")
+		p.waitLog(t, serving.String(), 20*time.Second)
 		p.waitLog(t, wantLog, 30*time.Second)
 		var v json.RawMessage
 		if code := apiCall(t, "GET", "http://"+te["FOLIO_ADDR"]+"/v1/analytics/"+project+"/visitors?limit=250", key, nil, &v); code != 200 {

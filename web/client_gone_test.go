@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,13 +13,6 @@ import (
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
 )
-
-// withLog sends the server's log, at every level, to w.
-func withLog(w *testenv.LogBuffer) serverOption {
-	return func(a *app, _ *jobs.Config) {
-		a.log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-}
 
 // cutShort is a request whose body stops before its Content-Length.
 type cutShort struct {
@@ -83,12 +75,11 @@ func requestLog(t *testing.T, log *testenv.LogBuffer, id string) string {
 // reads a body.
 func TestCutShortBodiesAreTheClientsFault(t *testing.T) {
 	log := &testenv.LogBuffer{}
-	s := newTestServer(t, withLog(log), func(a *app, _ *jobs.Config) { a.cfg.GitHubWebhookSecret = "whsec" })
-	d := &dashboardServer{Server: s.Server, app: s.app}
-	owner := d.addUser(t, "owner@example.com")
-	p := d.createProject(t, owner)
-	c := d.client(t)
-	if res := d.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
+	s := newTestServer(t, withLog(log), withChange(func(a *app, _ *jobs.Config) { a.cfg.GitHubWebhookSecret = "whsec" }))
+	owner := s.addUser(t, "owner@example.com")
+	p := s.createProject(t, owner)
+	c := s.client(t)
+	if res := s.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign in: %d", res.StatusCode)
 	}
 	u, _ := url.Parse(s.URL)

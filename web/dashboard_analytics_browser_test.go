@@ -40,7 +40,7 @@ const readTip = `(() => { const t = document.getElementById("chart-tip");
 	return {shown: !!t && !t.hidden && t.offsetWidth > 0, text: t ? t.innerText.replace(/\s+/g, " ") : ""}; })()`
 
 func TestAnalyticsInBrowser(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 
@@ -183,7 +183,7 @@ func TestAnalyticsInBrowser(t *testing.T) {
 // Each bar's numbers show on hover, on a tap and on keyboard focus; the
 // totals compare with the previous period and say that the groups overlap.
 func TestAnalyticsChartNumbersInBrowser(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	c := s.client(t)
 	owner := s.signUp(t, c, "ada@example.com")
 	p := s.createProject(t, owner)
@@ -286,7 +286,7 @@ func num(n int) string {
 
 // signInBrowser signs a user made with signUp (password "correct horse") in
 // through the login form.
-func (s *dashboardServer) signInBrowser(t *testing.T, ctx context.Context, email string) {
+func (s *testServer) signInBrowser(t *testing.T, ctx context.Context, email string) {
 	t.Helper()
 	do(t, ctx, "sign in",
 		chromedp.Navigate(s.URL+"/login"),

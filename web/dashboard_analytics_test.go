@@ -20,7 +20,7 @@ import (
 // withTraffic records generated traffic for a project with the generator
 // `folio analytics generate` uses, over the days before now, and returns a
 // read key for the export API.
-func (s *dashboardServer) withTraffic(t *testing.T, projectID string, views, days int) string {
+func (s *testServer) withTraffic(t *testing.T, projectID string, views, days int) string {
 	t.Helper()
 	now := time.Now().UTC()
 	cfg := analytics.GenConfig{Views: views, Paths: 80, Visitors: max(50, views/8), From: now.AddDate(0, 0, -days), To: now, Seed: 42}
@@ -36,7 +36,7 @@ func (s *dashboardServer) withTraffic(t *testing.T, projectID string, views, day
 
 // export calls GET /v1/analytics/{id}/{kind} with key and params, decoding
 // the answer into out, and returns the status.
-func (s *dashboardServer) export(t *testing.T, projectID, key, kind string, params url.Values, out any) int {
+func (s *testServer) export(t *testing.T, projectID, key, kind string, params url.Values, out any) int {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, s.URL+"/v1/analytics/"+projectID+"/"+kind+"?"+params.Encode(), nil)
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -73,7 +73,7 @@ func count(s string) int {
 }
 
 func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	c := s.client(t)
 	owner := s.signUp(t, c, "owner@example.com")
 	p := s.createProject(t, owner)
@@ -161,7 +161,7 @@ func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 // checkBars checks the chart of page: n bars over [from, to) (the
 // export's bounds), each of at least minDays days, each equal to the
 // visitors export for its part of the range alone.
-func (s *dashboardServer) checkBars(t *testing.T, page, projectID, key, from, to string, n, minDays int) {
+func (s *testServer) checkBars(t *testing.T, page, projectID, key, from, to string, n, minDays int) {
 	t.Helper()
 	bars := barPattern.FindAllStringSubmatch(page, -1)
 	if len(bars) != n {
@@ -204,7 +204,7 @@ func day(t *testing.T, s string) time.Time {
 
 // Long ranges draw weeks and months, each bar the export of its part.
 func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
 	key := s.withTraffic(t, p.ID, 6000, 500)
@@ -241,7 +241,7 @@ func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
 }
 
 func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
 	key := s.withTraffic(t, p.ID, 1500, 60)
@@ -263,7 +263,7 @@ func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
 // The range is for people: its errors say what is wrong in their words,
 // about the field they typed in; the table's paging keeps the export's.
 func TestAnalyticsPageRefusesBadRanges(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
 	s.withTraffic(t, p.ID, 200, 10)
@@ -300,7 +300,7 @@ func TestAnalyticsPageRefusesBadRanges(t *testing.T) {
 }
 
 func TestAnalyticsPageWithoutTrafficSaysHowToStart(t *testing.T) {
-	s := newDashboardServer(t, map[string]string{"FOLIO_BASE_URL": "https://folio.acme.example"})
+	s := newTestServer(t, withEnv(map[string]string{"FOLIO_BASE_URL": "https://folio.acme.example"}))
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
 	res, page := s.get(t, c, "/projects/"+p.ID+"/analytics")

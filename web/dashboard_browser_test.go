@@ -110,7 +110,7 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 // apiStatus calls the API with key and returns the status. It asks the
 // job list (GET /v2/agent/{id}/jobs) of the real router; until the jobs API
 // is mounted there, it asks the same key middleware on a route of its own.
-func (s *dashboardServer) apiStatus(t *testing.T, projectID, key string) int {
+func (s *testServer) apiStatus(t *testing.T, projectID, key string) int {
 	t.Helper()
 	call := func(base string) (*http.Response, map[string]any) {
 		req, _ := http.NewRequest(http.MethodGet, base+"/v2/agent/"+projectID+"/jobs", nil)
@@ -140,7 +140,7 @@ func (s *dashboardServer) apiStatus(t *testing.T, projectID, key string) int {
 }
 
 func TestDashboardInBrowser(t *testing.T) {
-	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "invite"})
+	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "invite"}))
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 

@@ -14,7 +14,7 @@ import (
 // the link in a browser context of their own (other cookies) and is then
 // listed as a member; the member then removes them, after the confirmation.
 func TestInvitationInBrowser(t *testing.T) {
-	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "invite"})
+	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "invite"}))
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 

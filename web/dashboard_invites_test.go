@@ -21,9 +21,9 @@ var inviteLink = regexp.MustCompile(`<code id="invite-link">([^<]+)</code>`)
 
 // invite creates an invitation through the settings page as the member
 // signed in on c, and returns the page's status and the link's token.
-func (s *dashboardServer) invite(t *testing.T, c *http.Client, projectID, email string) string {
+func (s *testServer) invite(t *testing.T, c *http.Client, projectID, email string) string {
 	t.Helper()
-	res, body := s.postPage(t, c, "/projects/"+projectID+"/invitations", url.Values{"email": {email}})
+	res, body := postForm(t, c, s.URL+"/projects/"+projectID+"/invitations", url.Values{"email": {email}}, nil)
 	m := inviteLink.FindStringSubmatch(body)
 	if res.StatusCode != http.StatusCreated || m == nil {
 		t.Fatalf("create invitation for %s: got %d, link %v; want 201 with the link", email, res.StatusCode, m)
@@ -37,30 +37,15 @@ func (s *dashboardServer) invite(t *testing.T, c *http.Client, projectID, email 
 	return token
 }
 
-// postPage sends a form and returns the answer with its body.
-func (s *dashboardServer) postPage(t *testing.T, c *http.Client, path string, form url.Values) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, s.URL+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	var b bytes.Buffer
-	b.ReadFrom(res.Body)
-	return res, b.String()
-}
-
 // projectWithOwner is a dashboard server under policy ("" for the default)
 // with a first user, signed in on the returned client, and their project.
-func projectWithOwner(t *testing.T, policy string) (*dashboardServer, *http.Client, model.User, model.Project) {
+func projectWithOwner(t *testing.T, policy string) (*testServer, *http.Client, model.User, model.Project) {
 	t.Helper()
 	var vars map[string]string
 	if policy != "" {
 		vars = map[string]string{"FOLIO_SIGNUP": policy}
 	}
-	s := newDashboardServer(t, vars)
+	s := newTestServer(t, withEnv(vars))
 	c := s.client(t)
 	owner := s.signUp(t, c, "owner@example.com")
 	return s, c, owner, s.createProject(t, owner)
@@ -179,7 +164,7 @@ func TestInvitationRefusedLinks(t *testing.T) {
 		t.Fatalf("sign-up: got %d", res.StatusCode)
 	}
 	inv, _ := s.app.db.InvitationByHash(ctx, auth.HashKey(used))
-	if res, body := s.postPage(t, oc, "/projects/"+p.ID+"/invitations/"+inv.ID+"/revoke", nil); res.StatusCode != http.StatusConflict || !strings.Contains(body, "has been used already") {
+	if res, body := postForm(t, oc, s.URL+"/projects/"+p.ID+"/invitations/"+inv.ID+"/revoke", nil, nil); res.StatusCode != http.StatusConflict || !strings.Contains(body, "has been used already") {
 		t.Errorf("revoke of a used invitation: got %d, want 409 saying it was used", res.StatusCode)
 	}
 }
@@ -191,7 +176,7 @@ func TestInvitationCreateValidates(t *testing.T) {
 		"":                  "Enter an email address",
 		"OWNER@example.com": "already a member",
 	} {
-		res, body := s.postPage(t, oc, "/projects/"+p.ID+"/invitations", url.Values{"email": {email}})
+		res, body := postForm(t, oc, s.URL+"/projects/"+p.ID+"/invitations", url.Values{"email": {email}}, nil)
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, says) {
 			t.Errorf("invite %q: got %d, want 422 saying %q", email, res.StatusCode, says)
 		}
@@ -298,7 +283,7 @@ func TestInvitationsUnderEachSignupPolicy(t *testing.T) {
 func TestSimultaneousFirstSignUpsOneWins(t *testing.T) {
 	for _, policy := range []string{"invite", "closed"} {
 		t.Run(policy, func(t *testing.T) {
-			s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": policy})
+			s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": policy}))
 			const n = 6
 			codes := make([]int, n)
 			var wg sync.WaitGroup
@@ -339,7 +324,7 @@ func TestMemberRemove(t *testing.T) {
 	ctx := context.Background()
 	grace := s.addUser(t, "grace@example.com")
 	remove := func(c *http.Client, u model.User) (*http.Response, string) {
-		return s.postPage(t, c, "/projects/"+p.ID+"/members/"+u.ID+"/remove", nil)
+		return postForm(t, c, s.URL+"/projects/"+p.ID+"/members/"+u.ID+"/remove", nil, nil)
 	}
 
 	// The only member stays.

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
@@ -30,7 +31,12 @@ func (s *testServer) elsewhere(t *testing.T) *jobs.Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	rdb := testRedis.Client(t)
+	opt, err := redis.ParseURL(s.app.cfg.RedisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
 	q := tasks.NewQueue(rdb)
 	t.Cleanup(func() { q.Close() })
 	return jobs.New(d, rdb, q, nil, slog.New(slog.NewTextHandler(io.Discard, nil)), s.app.jobsConfig())

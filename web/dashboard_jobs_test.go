@@ -14,32 +14,9 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// signedIn signs a new member of the test server's project in and returns
-// the dashboard client.
-func (s *testServer) signedIn(t *testing.T) (*dashboardServer, *http.Client) {
-	t.Helper()
-	d := &dashboardServer{Server: s.Server, app: s.app}
-	c := d.client(t)
-	u := d.signUp(t, c, "ada@example.com")
-	if err := s.app.db.AddProjectMember(context.Background(), s.project.ID, u.ID); err != nil {
-		t.Fatal(err)
-	}
-	return d, c
-}
-
-// sameOrigin is what a browser sends with a form of Folio's own pages.
-func (s *testServer) sameOrigin() map[string]string {
-	return map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": s.URL}
-}
-
-func (s *testServer) postPage(t *testing.T, c *http.Client, path string, form url.Values) (*http.Response, string) {
-	t.Helper()
-	return postForm(t, c, s.URL+path, form, s.sameOrigin())
-}
-
 func TestJobLaunchIsRateLimited(t *testing.T) {
 	s := newTestServer(t, withLimit(1))
-	_, c := s.signedIn(t)
+	c := s.signedIn(t)
 	base := "/projects/" + s.project.ID + "/jobs"
 	res, _ := s.postPage(t, c, base, url.Values{"prompt": {"First."}, "idempotency_key": {"k1"}})
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != base {
@@ -66,7 +43,7 @@ func TestJobLaunchIsRateLimited(t *testing.T) {
 
 func TestJobListPollsWhileAJobIsActive(t *testing.T) {
 	s := newTestServer(t) // no runner: a job stays active
-	d, c := s.signedIn(t)
+	c := s.signedIn(t)
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Fix <b>the</b> typo.", "")
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +80,7 @@ func TestJobListPollsWhileAJobIsActive(t *testing.T) {
 	if _, body = fragment(list, "job-list"); !strings.Contains(body, `data-polling="false"`) || strings.Contains(body, "hx-trigger") || !strings.Contains(body, `data-status="failed"`) {
 		t.Errorf("the list still polls once no job runs:\n%s", body)
 	}
-	_, body = d.get(t, c, page)
+	_, body = s.get(t, c, page)
 	if !strings.Contains(body, "canceled") || !strings.Contains(body, `id="job-live" data-polling="false"`) {
 		t.Errorf("the cancelled job's page lacks its error code or still polls")
 	}
@@ -128,12 +105,11 @@ func TestJobPagesAreForMembersOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &dashboardServer{Server: s.Server, app: s.app}
-	c := d.client(t)
-	d.signUp(t, c, "stranger@example.com") // not a member of s.project
+	c := s.client(t)
+	s.signUp(t, c, "stranger@example.com") // not a member of s.project
 	page := "/projects/" + s.project.ID + "/jobs/" + created.Job.ID
 	for _, path := range []string{"/projects/" + s.project.ID + "/jobs", page, page + "/changes", page + "/events"} {
-		if res, body := d.get(t, c, path); res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Page not found") {
+		if res, body := s.get(t, c, path); res.StatusCode != http.StatusNotFound || !strings.Contains(body, "Page not found") {
 			t.Errorf("GET %s as a non-member: got %d, want 404", path, res.StatusCode)
 		}
 	}
@@ -150,7 +126,7 @@ func TestJobPagesAreForMembersOnly(t *testing.T) {
 	u, _ := s.app.db.UserByEmail(context.Background(), "stranger@example.com")
 	s.app.db.AddProjectMember(context.Background(), other.ID, u.ID)
 	for _, path := range []string{"/projects/" + other.ID + "/jobs/" + created.Job.ID, "/projects/" + other.ID + "/jobs/" + created.Job.ID + "/events"} {
-		if res, _ := d.get(t, c, path); res.StatusCode != http.StatusNotFound {
+		if res, _ := s.get(t, c, path); res.StatusCode != http.StatusNotFound {
 			t.Errorf("another project's job through mine (GET %s): got %d, want 404", path, res.StatusCode)
 		}
 	}
@@ -173,9 +149,9 @@ func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
 	git(t, repo, "commit", "--quiet", "-m", "human note")
 	before := git(t, repo, "rev-parse", "main")
 
-	d, c := s.signedIn(t)
+	c := s.signedIn(t)
 	page := "/projects/" + s.project.ID + "/jobs/" + created.ID
-	res, body := d.get(t, c, page+"/changes")
+	res, body := s.get(t, c, page+"/changes")
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-file="notes/1.md"`) || !strings.Contains(body, `id="merge"`) {
 		t.Fatalf("review page: %d, lacks the file or the merge button", res.StatusCode)
 	}
@@ -197,9 +173,9 @@ func TestReviewPageOfAGitHubProjectWithoutAToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, c := s.signedIn(t)
+	c := s.signedIn(t)
 	page := "/projects/" + s.project.ID + "/jobs/" + created.Job.ID
-	if _, body := d.get(t, c, page+"/changes"); !strings.Contains(body, "could not read this branch") || strings.Contains(body, `id="merge"`) {
+	if _, body := s.get(t, c, page+"/changes"); !strings.Contains(body, "could not read this branch") || strings.Contains(body, `id="merge"`) {
 		t.Errorf("a GitHub job's review page without a token offers a merge, or does not say it cannot read the branch")
 	}
 	if res, body := s.postPage(t, c, page+"/merge", nil); res.StatusCode != http.StatusConflict || !strings.Contains(body, "still working") {
@@ -213,7 +189,7 @@ func TestReviewPageOfAGitHubProjectWithoutAToken(t *testing.T) {
 func TestDashboardConfinesLocalRepositories(t *testing.T) {
 	s := newTestServer(t)
 	inside := newDocsRepoIn(t, s.app.cfg.LocalRepos)
-	_, c := s.signedIn(t)
+	c := s.signedIn(t)
 	for _, repo := range []string{"/etc", newDocsRepo(t), filepath.Join(inside, "notes"), "file://" + filepath.Dir(s.app.cfg.LocalRepos)} {
 		res, body := s.postPage(t, c, "/projects", url.Values{"name": {"Evil"}, "repository": {repo}, "ref": {"main"}})
 		if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "does not allow that repository") {

@@ -28,7 +28,7 @@ func (s *testServer) expireOnServer(t *testing.T, c *http.Client) {
 
 func TestExpiredSessionKeepsTheFollowUp(t *testing.T) {
 	s := newTestServer(t) // no worker: the job stays queued
-	d, c := s.signedIn(t)
+	c := s.signedIn(t)
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Write the install guide.", "")
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +42,7 @@ func TestExpiredSessionKeepsTheFollowUp(t *testing.T) {
 	if want := "/login?next=" + url.QueryEscape(page); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
 		t.Fatalf("follow-up without a session: %d to %q, want 303 to %s", res.StatusCode, res.Header.Get("Location"), want)
 	}
-	if _, body := d.get(t, c, "/login?next="+url.QueryEscape(page)); !strings.Contains(body, "Your session expired") {
+	if _, body := s.get(t, c, "/login?next="+url.QueryEscape(page)); !strings.Contains(body, "Your session expired") {
 		t.Error("the sign-in page does not say the session expired")
 	}
 	res, _ = s.postPage(t, c, "/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "next": {page}})
@@ -58,21 +58,21 @@ func TestExpiredSessionKeepsTheFollowUp(t *testing.T) {
 	} else {
 		res.Body.Close()
 	}
-	_, body := d.get(t, c, page)
+	_, body := s.get(t, c, page)
 	if !strings.Contains(body, ">Mention the ARM64 builds &amp; the checksum file.</textarea>") {
 		t.Errorf("the job page does not hold the follow-up typed before the session expired:\n%s", body)
 	}
 	if ms, _ := s.app.jobs.Messages(context.Background(), s.project.ID, created.Job.ID); len(ms) != 1 {
 		t.Errorf("the conversation has %d messages; the expired post must send nothing", len(ms))
 	}
-	if _, body := d.get(t, c, page); strings.Contains(body, "ARM64") {
+	if _, body := s.get(t, c, page); strings.Contains(body, "ARM64") {
 		t.Error("the kept text comes back twice")
 	}
 }
 
 func TestExpiredSessionKeepsNothingFromAnotherSite(t *testing.T) {
 	s := newTestServer(t)
-	d, c := s.signedIn(t)
+	c := s.signedIn(t)
 	s.expireOnServer(t, c)
 	jobs := "/projects/" + s.project.ID + "/jobs"
 	res, _ := postForm(t, c, s.URL+jobs, url.Values{"prompt": {"Planted by evil.example"}},
@@ -80,11 +80,11 @@ func TestExpiredSessionKeepsNothingFromAnotherSite(t *testing.T) {
 	if res.StatusCode != http.StatusForbidden {
 		t.Fatalf("a cross-site post without a session: %d, want 403", res.StatusCode)
 	}
-	if _, body := d.get(t, c, "/login"); strings.Contains(body, "Your session expired") {
+	if _, body := s.get(t, c, "/login"); strings.Contains(body, "Your session expired") {
 		t.Error("a cross-site post left a form waiting for sign-in")
 	}
 	s.postPage(t, c, "/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}})
-	if _, body := d.get(t, c, jobs); strings.Contains(body, "Planted") {
+	if _, body := s.get(t, c, jobs); strings.Contains(body, "Planted") {
 		t.Error("text posted from another site appears in the launch form")
 	}
 }

@@ -3,141 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/folio-docs/folio/accounts"
-	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/model"
 )
 
-// dashboardServer is Folio's real router over a real SQLite file and a real
-// Redis, served on a loopback port.
-type dashboardServer struct {
-	*httptest.Server
-	app *app
-}
-
-func newDashboardServer(t *testing.T, vars map[string]string) *dashboardServer {
-	t.Helper()
-	rds, err := testenv.StartRedis()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rds.Stop)
-	env := map[string]string{"FOLIO_REDIS_URL": rds.URL, "FOLIO_SIGNUP": "invite"}
-	for k, v := range vars {
-		env[k] = v
-	}
-	cfg, err := loadConfig(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := &app{cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: rds.Client(t)}
-	if err := a.assemble(a.jobsConfig()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.queue.Close() })
-	srv := httptest.NewServer(a.routes())
-	t.Cleanup(srv.Close)
-	return &dashboardServer{Server: srv, app: a}
-}
-
-// browserless is an HTTP client with a cookie jar that does not follow
-// redirects, so tests see where each answer points.
-func (s *dashboardServer) client(t *testing.T) *http.Client {
-	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
-
-// post sends a form; headers set the browser's origin signals.
-func (s *dashboardServer) post(t *testing.T, c *http.Client, path string, form url.Values, headers map[string]string) *http.Response {
-	t.Helper()
-	res, _ := postForm(t, c, s.URL+path, form, headers)
-	return res
-}
-
-// postForm posts a form to target as a browser would and returns the
-// answer with its body read.
-func postForm(t *testing.T, c *http.Client, target string, form url.Values, headers map[string]string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
-}
-
-func (s *dashboardServer) get(t *testing.T, c *http.Client, path string) (*http.Response, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, s.URL+path, nil)
-	req.Header.Set("Accept", "text/html")
-	res, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
-}
-
-// signUp creates an account through the form and leaves c signed in.
-func (s *dashboardServer) signUp(t *testing.T, c *http.Client, email string) model.User {
-	t.Helper()
-	res := s.post(t, c, "/signup", url.Values{"email": {email}, "password": {"correct horse"}}, nil)
-	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/projects" {
-		t.Fatalf("sign up %s: got %d to %q, want 303 to /projects", email, res.StatusCode, res.Header.Get("Location"))
-	}
-	u, err := s.app.db.UserByEmail(context.Background(), email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-// addUser creates an account as the operator CLI does.
-func (s *dashboardServer) addUser(t *testing.T, email string) model.User {
-	t.Helper()
-	hash, _ := auth.HashPassword("correct horse")
-	u, err := s.app.db.CreateUser(context.Background(), email, hash)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-func (s *dashboardServer) login(t *testing.T, c *http.Client, email, password string) *http.Response {
-	t.Helper()
-	return s.post(t, c, "/login", url.Values{"email": {email}, "password": {password}}, nil)
-}
-
-func (s *dashboardServer) createProject(t *testing.T, owner model.User) model.Project {
-	t.Helper()
-	p, err := s.app.db.CreateProject(context.Background(), model.Project{Name: "Acme docs", Repository: "acme/docs", OwnerID: owner.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestSignedOutPagesRedirectToLogin(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	owner := s.addUser(t, "owner@example.com")
 	p := s.createProject(t, owner)
 	c := s.client(t)
@@ -173,7 +50,7 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 }
 
 func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
-	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "open"})
+	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "open"}))
 	c := s.client(t)
 	owner := s.signUp(t, c, "owner@example.com")
 	s.addUser(t, "teammate@example.com")
@@ -263,7 +140,7 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 }
 
 func TestProjectPagesAreForMembersOnly(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	owner := s.addUser(t, "owner@example.com")
 	s.addUser(t, "stranger@example.com")
 	p := s.createProject(t, owner)
@@ -325,7 +202,7 @@ func TestSignupPolicy(t *testing.T) {
 		{"closed", http.StatusForbidden},
 	} {
 		t.Run(tc.policy, func(t *testing.T) {
-			s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": tc.policy})
+			s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": tc.policy}))
 			s.signUp(t, s.client(t), "first@example.com") // the first user, whatever the policy
 			res := s.post(t, s.client(t), "/signup", url.Values{"email": {"second@example.com"}, "password": {"correct horse"}}, nil)
 			if res.StatusCode != tc.secondCode {
@@ -336,7 +213,7 @@ func TestSignupPolicy(t *testing.T) {
 }
 
 func TestSignupValidates(t *testing.T) {
-	s := newDashboardServer(t, map[string]string{"FOLIO_SIGNUP": "open"})
+	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "open"}))
 	c := s.client(t)
 	for _, form := range []url.Values{
 		{"email": {"not an email"}, "password": {"correct horse"}},
@@ -353,7 +230,7 @@ func TestSignupValidates(t *testing.T) {
 }
 
 func TestSignInAttemptsAreLimited(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	s.addUser(t, "ada@example.com")
 	c := s.client(t)
 	for i := range signInFailures {
@@ -377,7 +254,7 @@ func TestSessionCookie(t *testing.T) {
 		base   string
 		secure bool
 	}{{"", false}, {"https://folio.example.com", true}} {
-		s := newDashboardServer(t, map[string]string{"FOLIO_BASE_URL": tc.base})
+		s := newTestServer(t, withEnv(map[string]string{"FOLIO_BASE_URL": tc.base}))
 		res := s.post(t, s.client(t), "/signup", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}}, nil)
 		var cookie *http.Cookie
 		for _, ck := range res.Cookies() {
@@ -395,7 +272,7 @@ func TestSessionCookie(t *testing.T) {
 }
 
 func TestLoginNextStaysOnSite(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	s.addUser(t, "ada@example.com")
 	for next, want := range map[string]string{"/projects/x/keys": "/projects/x/keys", "//evil.example/": "/projects", "https://evil.example/": "/projects", "/\\evil.example": "/projects"} {
 		res := s.post(t, s.client(t), "/login", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "next": {next}}, nil)
@@ -406,7 +283,7 @@ func TestLoginNextStaysOnSite(t *testing.T) {
 }
 
 func TestUnknownPathsAnswerHTMLToBrowsersAndJSONToTheAPI(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	c := s.client(t)
 	res, body := s.get(t, c, "/no/such/page")
 	if res.StatusCode != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") || !strings.Contains(body, "Page not found") {
@@ -423,7 +300,7 @@ func TestUnknownPathsAnswerHTMLToBrowsersAndJSONToTheAPI(t *testing.T) {
 // Guessing across many emails from one address is capped too, at five times
 // the per-email limit.
 func TestSignInAttemptsAreLimitedPerAddress(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	s.addUser(t, "ada@example.com")
 	c := s.client(t)
 	for i := range 5 * signInFailures {
@@ -438,7 +315,7 @@ func TestSignInAttemptsAreLimitedPerAddress(t *testing.T) {
 }
 
 func TestLogoutLink(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	s := newTestServer(t)
 	if res, _ := s.get(t, s.client(t), "/logout"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login" {
 		t.Fatalf("signed out GET /logout: got %d to %q, want 303 to /login", res.StatusCode, res.Header.Get("Location"))
 	}

@@ -2,53 +2,13 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/folio-docs/folio/codehost/local"
 	"github.com/folio-docs/folio/internal/testenv"
-	"github.com/folio-docs/folio/jobs"
 )
-
-// withModel gives the app the real agent runtime, talking to a scripted
-// OpenAI-compatible server, with its workspaces in a temporary directory.
-func withModel(t testing.TB, m *testenv.ModelServer) serverOption {
-	return func(a *app, _ *jobs.Config) {
-		a.cfg.ModelProvider, a.cfg.OpenAIBaseURL, a.cfg.OpenAIAPIKey, a.cfg.DataDir = "openai", m.URL, m.APIKey, t.TempDir()
-		r, err := a.newRunner()
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.runner = r
-	}
-}
-
-// newDocsRepo makes a non-bare git repository holding a small docs site on
-// main, as a team keeps one on a server, and returns its path.
-func newDocsRepo(t testing.TB) string {
-	t.Helper()
-	return newDocsRepoIn(t, t.TempDir())
-}
-
-// docsSite is the small docs site of the tests' repositories, local or on GitHub.
-var docsSite = map[string]string{
-	"docs.json":   `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"groups":[{"group":"Start","pages":["index"]}]}}`,
-	"index.mdx":   "---\ntitle: Welcome\n---\n\nHello.\n",
-	"AGENTS.md":   "Write in plain English.\n",
-	"notes/.keep": "",
-}
-
-// newDocsRepoIn makes the docs repository as root/docs.
-func newDocsRepoIn(t testing.TB, root string) string {
-	t.Helper()
-	dir := filepath.Join(root, "docs")
-	testenv.NewRepo(t, dir, docsSite)
-	return dir
-}
-
-var git = testenv.Git
 
 // useRepository points the test server's project at repo.
 func (s *testServer) useRepository(t testing.TB, repo string) {

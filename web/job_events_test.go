@@ -16,11 +16,6 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// withKeepAlive shortens the event streams' keep-alive.
-func withKeepAlive(d time.Duration) serverOption {
-	return func(a *app, _ *jobs.Config) { a.cfg.EventKeepAlive = d }
-}
-
 // sseFrame is one server-sent event as it came over the wire, or a comment
 // (Event "" and Comment set).
 type sseFrame struct {

@@ -5,24 +5,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/internal/testenv"
-	"github.com/folio-docs/folio/jobs"
 )
-
-const githubWebhookSecret = "whsec-github"
-
-// withGitHub points the app at a fake GitHub, as FOLIO_GITHUB_API_URL,
-// FOLIO_GITHUB_TOKEN and FOLIO_GITHUB_WEBHOOK_SECRET do. It goes before
-// withModel, whose agent reaches GitHub too.
-func withGitHub(t testing.TB, gh *testenv.FakeGitHub) serverOption {
-	return func(a *app, c *jobs.Config) {
-		a.cfg.GitHubAPIURL, a.cfg.GitHubToken, a.cfg.GitHubWebhookSecret = gh.URL, gh.Token, githubWebhookSecret
-		h, err := a.codeHosts()
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.hosts, c.Hosts = h, h
-	}
-}
 
 // newGitHubJob runs a job to completion on the test project, acme/docs on
 // a fake GitHub, with the real agent: it clones, writes notes/1.md, pushes
@@ -91,8 +74,8 @@ func TestGitHubWebhookRecordsAMergedPullRequest(t *testing.T) {
 			if j["status"] != "archived" || j["archivedAt"] == nil || (j["mergedAt"] != nil) != merged {
 				t.Fatalf("job = %v, want archived with mergedAt only if merged", j)
 			}
-			d, c := s.signedIn(t)
-			_, page := d.get(t, c, "/projects/"+s.project.ID+"/jobs/"+id)
+			c := s.signedIn(t)
+			_, page := s.get(t, c, "/projects/"+s.project.ID+"/jobs/"+id)
 			if shown := strings.Contains(page, `data-status="merged"`) && strings.Contains(page, "Merged into"); shown != merged {
 				t.Fatalf("job page shows Merged: %v, want %v", shown, merged)
 			}
@@ -107,7 +90,7 @@ func TestGitHubWebhookRecordsAMergedPullRequest(t *testing.T) {
 			if strings.TrimSpace(ch.Diff) != want || len(ch.Files) != 1 || ch.Files[0].Path != "notes/1.md" {
 				t.Fatalf("changes after the merge on GitHub = %+v, want the merged diff %q", ch, want)
 			}
-			if _, review := d.get(t, c, "/projects/"+s.project.ID+"/jobs/"+id+"/changes"); !strings.Contains(review, `data-file="notes/1.md"`) {
+			if _, review := s.get(t, c, "/projects/"+s.project.ID+"/jobs/"+id+"/changes"); !strings.Contains(review, `data-file="notes/1.md"`) {
 				t.Fatal("the review page lacks the merged file")
 			}
 		})

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -17,121 +16,11 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/jobs"
-	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
-
-// testServer is Folio's real router over a real SQLite file and Redis,
-// with one project and a write key for it.
-type testServer struct {
-	*httptest.Server
-	t       testing.TB
-	app     *app
-	project model.Project
-	key     string
-}
-
-type serverOption func(*app, *jobs.Config)
-
-// withRedisAt points the app at another Redis (a dead one, say).
-func withRedisAt(addr string) serverOption {
-	return func(a *app, _ *jobs.Config) {
-		a.rdb = redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
-	}
-}
-
-// withRunner gives the app an agent and starts its worker.
-func withRunner(r agent.Runner) serverOption { return func(a *app, _ *jobs.Config) { a.runner = r } }
-
-// withLimit changes the rate limits (benchmarks create more than 100 jobs).
-func withLimit(n int) serverOption { return func(_ *app, c *jobs.Config) { c.Limit = n } }
-
-func newTestServer(t testing.TB, opts ...serverOption) *testServer {
-	t.Helper()
-	testRedis.Flush(t)
-	ctx := context.Background()
-	a := &app{cfg: Config{BaseURL: "http://folio.test", JobTimeout: time.Minute, Model: "test-model", LocalRepos: t.TempDir(),
-		WebhookAllowPrivate: true}, // the tests' receivers are on loopback
-		log: slog.New(slog.NewTextHandler(io.Discard, nil)), db: testenv.NewDB(t), rdb: testRedis.Client(t)}
-	jcfg := a.jobsConfig()
-	for _, o := range opts {
-		o(a, &jcfg)
-	}
-	if err := a.assemble(jcfg); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.queue.Close() })
-	p, err := a.db.CreateProject(ctx, model.Project{Name: "docs", Repository: "acme/docs", Ref: "main"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _, err := a.keys.Issue(ctx, p.ID, "test", model.ScopeWrite, "never")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a.runner != nil {
-		wctx, cancel := context.WithCancel(ctx)
-		srv, err := a.startWorker(wctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cancel(); srv.Shutdown() })
-	}
-	s := &testServer{Server: httptest.NewServer(a.routes()), t: t, app: a, project: p, key: key}
-	t.Cleanup(s.Close)
-	t.Cleanup(a.jobs.EndStreams) // first: s.Close waits for open streams
-	return s
-}
-
-// do sends a request with the project's key and decodes a JSON answer into out.
-func (s *testServer) do(method, path, body string, out any, header ...string) *http.Response {
-	s.t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, s.URL+strings.ReplaceAll(path, "{p}", s.project.ID), rd)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			s.t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, raw, err)
-		}
-	}
-	return resp
-}
-
-// expect sends a request and checks its status, decoding the body into out.
-func (s *testServer) expect(want int, method, path, body string, out any, header ...string) *http.Response {
-	s.t.Helper()
-	var raw json.RawMessage
-	resp := s.do(method, path, body, &raw, header...)
-	if resp.StatusCode != want {
-		s.t.Fatalf("%s %s = %d %s, want %d", method, path, resp.StatusCode, raw, want)
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			s.t.Fatal(err)
-		}
-	}
-	return resp
-}
 
 type apiError struct {
 	Error   string `json:"error"`
@@ -183,20 +72,6 @@ func (s *testServer) completedJob(g *gatedRunner, prompt string) string {
 	g.replies <- nil
 	s.waitStatus(id, "completed")
 	return id
-}
-
-func (s *testServer) waitStatus(id, status string) map[string]any {
-	s.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var j map[string]any
-		s.expect(200, "GET", "/v2/agent/{p}/job/"+id, "", &j)
-		if j["status"] == status {
-			return j
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("job %s = %v, want status %s", id, j, status)
-		}
-	}
 }
 
 func TestJobAPIThroughEveryTransition(t *testing.T) {

@@ -113,7 +113,6 @@ type metricsWorld struct {
 }
 
 func newMetricsWorld(t *testing.T) *metricsWorld {
-	testRedis.Flush(t)
 	w := &metricsWorld{model: testenv.NewModelServer(t, nil), hooks: newHookReceiver(t)}
 	w.te = newTestEnv(t)
 	maps.Copy(w.te, testEnv{
@@ -133,7 +132,7 @@ func newMetricsWorld(t *testing.T) *metricsWorld {
 	w.wte["FOLIO_METRICS_ADDR"] = w.workerM
 	delete(w.wte, "FOLIO_ADDR")
 	w.worker = startFolio(t, w.wte, "worker")
-	w.worker.waitHTTP(t, "http://"+w.workerM+"/metrics")
+	w.worker.waitLog(t, "metrics serving", 20*time.Second)
 	return w
 }
 
@@ -312,17 +311,4 @@ func TestMetricsAfterRealTraffic(t *testing.T) {
 	if res, err := http.Get("http://" + w.serveM + "/"); err != nil || res.StatusCode != 404 {
 		t.Errorf("GET / on the metrics listener: %v %v, want 404", res, err)
 	}
-}
-
-// between is the text of s after the first from, up to the next to.
-func between(s, from, to string) string {
-	i := strings.Index(s, from)
-	if i < 0 {
-		return ""
-	}
-	s = s[i+len(from):]
-	if j := strings.Index(s, to); j >= 0 {
-		return s[:j]
-	}
-	return s
 }

@@ -18,7 +18,6 @@ func TestQueueShowsAndRetriesADeadTask(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits a minute for Asynq's lease on the killed run to expire")
 	}
-	testRedis.Flush(t)
 	// The first model call hangs until the worker making it is killed.
 	gate := make(chan struct{})
 	var once sync.Once
@@ -125,27 +124,4 @@ func queueRow(t *testing.T, te testEnv, queue string) []string {
 	}
 	t.Fatalf("folio queue has no %s row:\n%s", queue, out)
 	return nil
-}
-
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited %s for %s", d, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-var closeMu sync.Mutex
-
-func closeOnce(c chan struct{}) {
-	closeMu.Lock()
-	defer closeMu.Unlock()
-	select {
-	case <-c:
-	default:
-		close(c)
-	}
 }

@@ -5,70 +5,11 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/folio-docs/folio/internal/testenv"
 )
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// startServe runs "folio serve" in-process until the test ends and waits
-// for it to answer; the returned function stops it and gives its result.
-func startServe(t *testing.T, te testEnv) (base string, stop func() int) {
-	t.Helper()
-	te["FOLIO_ADDR"] = freeAddr(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan int, 1)
-	go func() {
-		e := env{stdin: strings.NewReader(""), stdout: &strings.Builder{}, stderr: &testenv.LogBuffer{}, getenv: func(k string) string { return te[k] }}
-		done <- run(ctx, []string{"serve"}, e)
-	}()
-	base = "http://" + te["FOLIO_ADDR"]
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := http.Get(base + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("serve exited with %d before answering", code)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("serve did not answer within 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	stopped := false
-	stop = func() int {
-		if stopped {
-			return 0
-		}
-		stopped = true
-		cancel()
-		select {
-		case code := <-done:
-			return code
-		case <-time.After(40 * time.Second):
-			t.Fatal("serve did not stop")
-			return -1
-		}
-	}
-	t.Cleanup(func() { stop() })
-	return base, stop
-}
 
 func TestServeHealthAndReadiness(t *testing.T) {
 	te := newTestEnv(t)
@@ -148,12 +89,12 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	te["FOLIO_REDIS_URL"] = "redis://" + blackhole.Addr().String() + "/0"
 	base, stop := startServe(t, te)
 
-	for len(dialed) > 0 { // connections made while starting are not the request's
-		<-dialed
-	}
 	answered := make(chan int, 1)
+	wrote := make(chan struct{})
 	go func() {
-		res, err := http.Get(base + "/readyz")
+		trace := &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { close(wrote) }}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), http.MethodGet, base+"/readyz", nil)
+		res, err := (&http.Client{Transport: &http.Transport{}}).Do(req) // on a connection of its own
 		if err != nil {
 			answered <- -1
 			return
@@ -161,6 +102,14 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 		res.Body.Close()
 		answered <- res.StatusCode
 	}()
+	select {
+	case <-wrote:
+	case <-time.After(10 * time.Second):
+		t.Fatal("/readyz was not sent within 10s")
+	}
+	for len(dialed) > 0 { // connections made before the request are not its
+		<-dialed
+	}
 	select { // the request is in flight once its check reaches Redis
 	case <-dialed:
 	case <-time.After(10 * time.Second):

@@ -18,62 +18,6 @@ import (
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
-// runningFolio is a folio command running as a process of its own.
-type runningFolio struct {
-	cmd    *exec.Cmd
-	stderr *testenv.LogBuffer
-	exited chan struct{}
-	code   int
-}
-
-// startFolio runs `folio args...` as a separate process with exactly te as
-// its FOLIO_* environment, until the test ends.
-func startFolio(t testing.TB, te testEnv, args ...string) *runningFolio {
-	t.Helper()
-	cmd := folioProcess(te, args...)
-	p := &runningFolio{cmd: cmd, stderr: &testenv.LogBuffer{}, exited: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		cmd.Wait()
-		p.code = cmd.ProcessState.ExitCode()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.exited:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-p.exited
-		}
-		if t.Failed() {
-			t.Logf("folio %s stderr:\n%s", strings.Join(args, " "), p.stderr.String())
-		}
-	})
-	return p
-}
-
-// waitLog waits until the process has logged a line matching re.
-func (p *runningFolio) waitLog(t testing.TB, re string, within time.Duration) {
-	t.Helper()
-	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(within)
-	for !rx.MatchString(p.stderr.String()) {
-		select {
-		case <-p.exited:
-			t.Fatalf("the process exited (%d) before logging %q:\n%s", p.code, re, p.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line %q within %s:\n%s", re, within, p.stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // heldModel is the scripted model (NotesWriter), except that a prompt
 // holding "[hold]" makes the first call of each such conversation wait
 // until the test releases it: a run in the middle of its work.
@@ -184,7 +128,6 @@ func TestSeveralMachines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts four processes and waits out a lease")
 	}
-	testRedis.Flush(t)
 	model := newHeldModel(t)
 	repo := newDocsRepo(t)
 	const token = "a-worker-token-of-at-least-32-characters"
@@ -202,7 +145,7 @@ func TestSeveralMachines(t *testing.T) {
 
 	worker := func(tok string) (testEnv, *runningFolio) {
 		te := testEnv{
-			"FOLIO_DATA_DIR": t.TempDir(), "FOLIO_REDIS_URL": testRedis.URL,
+			"FOLIO_DATA_DIR": t.TempDir(), "FOLIO_REDIS_URL": server["FOLIO_REDIS_URL"],
 			"FOLIO_SERVER_URL": base, "FOLIO_WORKER_TOKEN": tok,
 			"FOLIO_MODEL_PROVIDER": "openai", "FOLIO_OPENAI_BASE_URL": model.URL, "FOLIO_OPENAI_API_KEY": model.APIKey,
 		}

@@ -17,12 +17,6 @@ import (
 	"github.com/folio-docs/folio/jobs"
 )
 
-// withWebhookRetry retries failed webhook deliveries after base, doubling
-// up to ceiling, instead of after 10 s up to an hour.
-func withWebhookRetry(base, ceiling time.Duration) serverOption {
-	return func(_ *app, c *jobs.Config) { c.WebhookRetryBase, c.WebhookRetryMax = base, ceiling }
-}
-
 // delivery is one request a webhook receiver got, as it read it.
 type delivery struct {
 	ID       string `json:"id"`
