@@ -25,6 +25,7 @@ func newAnalyticsProject(t *testing.T, te testEnv) (project, key string) {
 // The same visitors of the same UTC days, delivered before and after the
 // server process is replaced by a new one, are counted once.
 func TestVisitorsAreExactAcrossARestart(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	project, key := newAnalyticsProject(t, te)
 	day1 := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
@@ -76,6 +77,7 @@ func TestVisitorsAreExactAcrossARestart(t *testing.T) {
 // One real access log imported in two parts by two processes counts what
 // one import of the whole log counts.
 func TestImportInTwoProcessesMatchesOneImport(t *testing.T) {
+	t.Parallel()
 	log, err := os.ReadFile("../analytics/testdata/apache/access.log")
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 // is there and nothing half-written is, finished jobs read as before, and
 // the jobs active at the backup run to the end instead of staying stuck.
 func TestBackupWhileWritingRestoresEverythingBeforeIt(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for the restored server's sweep to recover the runs the backup caught active")
 	}
@@ -293,6 +294,7 @@ func copyFile(t *testing.T, from, to string) {
 // reading no view from the database, with the source's answers; restored
 // without it, the server reads every view and says why.
 func TestBackupCarriesTheIndexSnapshots(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	project, key := newAnalyticsProject(t, te)
 	te.must(t, "", "analytics", "generate", "--project", project, "--views", "3000", "--days", "5")

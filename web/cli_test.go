@@ -14,6 +14,7 @@ import (
 )
 
 func TestCLISetUpWithoutABrowser(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	// Progress goes to stderr: stdout carries only values asked for.
 	if code, out, errs := te.folio(t, "", "migrate"); code != 0 || out != "" || !strings.Contains(errs, "applied 0001_foundation.sql") {
@@ -120,6 +121,7 @@ func TestCLISetUpWithoutABrowser(t *testing.T) {
 }
 
 func TestCLIUsageErrors(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	for _, args := range [][]string{
 		{"nonsense"},

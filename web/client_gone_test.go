@@ -74,6 +74,7 @@ func requestLog(t *testing.T, log *testenv.LogBuffer, id string) string {
 // logs it at INFO: no 5xx, no ERROR line, on every kind of route that
 // reads a body.
 func TestCutShortBodiesAreTheClientsFault(t *testing.T) {
+	t.Parallel()
 	log := &testenv.LogBuffer{}
 	s := newTestServer(t, withLog(log), withChange(func(a *app, _ *jobs.Config) { a.cfg.GitHubWebhookSecret = "whsec" }))
 	owner := s.addUser(t, "owner@example.com")

@@ -17,6 +17,7 @@ import (
 // then writes the index snapshot serve starts from, with a bar and a
 // summary of its own: the views it read from the database.
 func TestAnalyticsCommandsShowProgress(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Fatalf("script (util-linux) is needed to run folio on a terminal: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 )
 
 func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
 	c, err := loadConfig(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestConfigNamesTheBadVariable(t *testing.T) {
+	t.Parallel()
 	for name, value := range map[string]string{
 		"FOLIO_ADDR":                        "8080",
 		"FOLIO_BASE_URL":                    "folio.example",
@@ -66,6 +68,7 @@ func TestConfigNamesTheBadVariable(t *testing.T) {
 }
 
 func TestConfigRedactsRedisPassword(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	te["FOLIO_REDIS_URL"] = "redis://:hunter2@localhost:6379/not-a-number"
 	_, _, errs := te.folio(t, "", "migrate")
@@ -75,6 +78,7 @@ func TestConfigRedactsRedisPassword(t *testing.T) {
 }
 
 func TestConfigGitHubApp(t *testing.T) {
+	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +97,7 @@ func TestConfigGitHubApp(t *testing.T) {
 }
 
 func TestConfigTrustedProxies(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"FOLIO_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8 ,::1"}
 	c, err := loadConfig(func(k string) string { return env[k] })
 	if err != nil {

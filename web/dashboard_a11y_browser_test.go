@@ -95,6 +95,7 @@ func watchFailedRequests(ctx context.Context) func() []string {
 // have a serious or critical violation, nor ask for a file that is not
 // there.
 func TestAccessibilityTour(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepoIn(t, s.app.cfg.LocalRepos)
 	ctx := newBrowser(t)

@@ -40,6 +40,7 @@ const readTip = `(() => { const t = document.getElementById("chart-tip");
 	return {shown: !!t && !t.hidden && t.offsetWidth > 0, text: t ? t.innerText.replace(/\s+/g, " ") : ""}; })()`
 
 func TestAnalyticsInBrowser(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
@@ -183,6 +184,7 @@ func TestAnalyticsInBrowser(t *testing.T) {
 // Each bar's numbers show on hover, on a tap and on keyboard focus; the
 // totals compare with the previous period and say that the groups overlap.
 func TestAnalyticsChartNumbersInBrowser(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.client(t)
 	owner := s.signUp(t, c, "ada@example.com")

@@ -73,6 +73,7 @@ func count(s string) int {
 }
 
 func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.client(t)
 	owner := s.signUp(t, c, "owner@example.com")
@@ -204,6 +205,7 @@ func day(t *testing.T, s string) time.Time {
 
 // Long ranges draw weeks and months, each bar the export of its part.
 func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
@@ -241,6 +243,7 @@ func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
 }
 
 func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
@@ -263,6 +266,7 @@ func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
 // The range is for people: its errors say what is wrong in their words,
 // about the field they typed in; the table's paging keeps the export's.
 func TestAnalyticsPageRefusesBadRanges(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
@@ -300,6 +304,7 @@ func TestAnalyticsPageRefusesBadRanges(t *testing.T) {
 }
 
 func TestAnalyticsPageWithoutTrafficSaysHowToStart(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withEnv(map[string]string{"FOLIO_BASE_URL": "https://folio.acme.example"}))
 	c := s.client(t)
 	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))

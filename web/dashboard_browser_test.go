@@ -27,6 +27,11 @@ import (
 // (apt-get install -y chromium).
 const chromiumPath = "/usr/bin/chromium"
 
+// browsers holds a place for each Chromium running: the browser tests
+// run in parallel with the others, but Chromium is heavy on the CPU, and
+// their steps have time limits.
+var browsers = make(chan struct{}, 2)
+
 // newBrowser starts headless Chromium with a fresh profile and returns a
 // tab's context. Dialogs (the revoke confirmation) are accepted.
 func newBrowser(t *testing.T) context.Context {
@@ -34,6 +39,8 @@ func newBrowser(t *testing.T) context.Context {
 	if _, err := exec.LookPath(chromiumPath); err != nil {
 		t.Fatalf("Chromium is needed at %s for the browser tests: apt-get install -y chromium (%v)", chromiumPath, err)
 	}
+	browsers <- struct{}{}
+	t.Cleanup(func() { <-browsers })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromiumPath),
 		chromedp.NoSandbox,
@@ -140,6 +147,7 @@ func (s *testServer) apiStatus(t *testing.T, projectID, key string) int {
 }
 
 func TestDashboardInBrowser(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "invite"}))
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
@@ -340,6 +348,7 @@ const sampleOpenAPI = `{
 // TestAPIReferenceRendersOpenAPI runs the reference page's script in the
 // browser over a document like the one /openapi.json serves.
 func TestAPIReferenceRendersOpenAPI(t *testing.T) {
+	t.Parallel()
 	mux := http.NewServeMux()
 	mux.Handle("/static/", static.Handler())
 	mux.Handle("/docs/api", templ.Handler(components.APIDocsPage(components.Shell{Title: "API reference"})))

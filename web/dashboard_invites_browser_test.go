@@ -14,6 +14,7 @@ import (
 // the link in a browser context of their own (other cookies) and is then
 // listed as a member; the member then removes them, after the confirmation.
 func TestInvitationInBrowser(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "invite"}))
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)

@@ -52,6 +52,7 @@ func projectWithOwner(t *testing.T, policy string) (*testServer, *http.Client, m
 }
 
 func TestInvitationSignsUpAndJoins(t *testing.T) {
+	t.Parallel()
 	s, oc, owner, p := projectWithOwner(t, "invite")
 	ctx := context.Background()
 	token := s.invite(t, oc, p.ID, "grace@example.com")
@@ -111,6 +112,7 @@ func TestInvitationSignsUpAndJoins(t *testing.T) {
 }
 
 func TestInvitationRefusedLinks(t *testing.T) {
+	t.Parallel()
 	s, oc, _, p := projectWithOwner(t, "")
 	ctx := context.Background()
 
@@ -170,6 +172,7 @@ func TestInvitationRefusedLinks(t *testing.T) {
 }
 
 func TestInvitationCreateValidates(t *testing.T) {
+	t.Parallel()
 	s, oc, _, p := projectWithOwner(t, "")
 	for email, says := range map[string]string{
 		"not an email":      "Enter an email address",
@@ -193,6 +196,7 @@ func TestInvitationCreateValidates(t *testing.T) {
 }
 
 func TestInvitationForAnExistingAccount(t *testing.T) {
+	t.Parallel()
 	s, oc, _, p := projectWithOwner(t, "")
 	ctx := context.Background()
 	ada := s.addUser(t, "ada@example.com")
@@ -237,6 +241,7 @@ func TestInvitationForAnExistingAccount(t *testing.T) {
 }
 
 func TestInvitationsUnderEachSignupPolicy(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		policy                    string
 		strangerCode, invitedCode int
@@ -281,6 +286,7 @@ func TestInvitationsUnderEachSignupPolicy(t *testing.T) {
 }
 
 func TestSimultaneousFirstSignUpsOneWins(t *testing.T) {
+	t.Parallel()
 	for _, policy := range []string{"invite", "closed"} {
 		t.Run(policy, func(t *testing.T) {
 			s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": policy}))
@@ -320,6 +326,7 @@ func TestSimultaneousFirstSignUpsOneWins(t *testing.T) {
 }
 
 func TestMemberRemove(t *testing.T) {
+	t.Parallel()
 	s, oc, owner, p := projectWithOwner(t, "")
 	ctx := context.Background()
 	grace := s.addUser(t, "grace@example.com")
@@ -368,6 +375,7 @@ func TestMemberRemove(t *testing.T) {
 }
 
 func TestCLIInviteCreate(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	te["FOLIO_BASE_URL"] = "https://folio.example.com"
 	te.must(t, "s3cret-passw0rd\n", "user", "create", "--email", "ada@example.com", "--password-stdin")

@@ -47,6 +47,7 @@ func (s *testServer) elsewhere(t *testing.T) *jobs.Service {
 // the turn the worker then runs, without a reload and long before its
 // fallback poll (every 30 s while the job runs; none once it ended).
 func TestJobPageFollowsChangesMadeElsewhere(t *testing.T) {
+	t.Parallel()
 	model, release := jobModel(t)
 	s := newTestServer(t, withModel(t, model))
 	ctx := newBrowser(t)
@@ -97,6 +98,7 @@ func TestJobPageFollowsChangesMadeElsewhere(t *testing.T) {
 // answer before it swapped away: a page that refreshed from the swapped
 // element stayed "working" 30 s.)
 func TestJobPageKeepsAnEventThatArrivesDuringARefresh(t *testing.T) {
+	t.Parallel()
 	// The model writes its note once released, and answers after the
 	// tool's result once released again: the page refreshes for the note's
 	// messages while the job still runs.

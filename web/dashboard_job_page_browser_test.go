@@ -121,6 +121,7 @@ func overflow(t *testing.T, ctx context.Context) int {
 // first on a phone without overflowing it, and after a merge says "Merged"
 // and still shows the merged diff; a job that changed nothing says so.
 func TestJobPageTellsTheWholeStory(t *testing.T) {
+	t.Parallel()
 	model, release := jobModel(t)
 	s := newTestServer(t, withModel(t, model))
 	ctx := newBrowser(t)

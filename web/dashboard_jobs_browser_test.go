@@ -37,6 +37,7 @@ func gatedModel(t *testing.T) (m *testenv.ModelServer, release func()) {
 }
 
 func TestJobPagesInBrowser(t *testing.T) {
+	t.Parallel()
 	model, release := gatedModel(t)
 	// The hook's one failure holds the job's later events back: retry it soon.
 	s := newTestServer(t, withModel(t, model), withWebhookRetry(5*time.Millisecond, 50*time.Millisecond))

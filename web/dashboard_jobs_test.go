@@ -15,6 +15,7 @@ import (
 )
 
 func TestJobLaunchIsRateLimited(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withLimit(1))
 	c := s.signedIn(t)
 	base := "/projects/" + s.project.ID + "/jobs"
@@ -42,6 +43,7 @@ func TestJobLaunchIsRateLimited(t *testing.T) {
 }
 
 func TestJobListPollsWhileAJobIsActive(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t) // no runner: a job stays active
 	c := s.signedIn(t)
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Fix <b>the</b> typo.", "")
@@ -100,6 +102,7 @@ func TestJobListPollsWhileAJobIsActive(t *testing.T) {
 }
 
 func TestJobPagesAreForMembersOnly(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Fix the typo.", "")
 	if err != nil {
@@ -133,6 +136,7 @@ func TestJobPagesAreForMembersOnly(t *testing.T) {
 }
 
 func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepo(t)
 	s.useRepository(t, repo)
@@ -168,6 +172,7 @@ func TestReviewPageRefusesAConflictingMerge(t *testing.T) {
 }
 
 func TestReviewPageOfAGitHubProjectWithoutAToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t) // acme/docs: a GitHub repository, and no FOLIO_GITHUB_TOKEN
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Fix the typo.", "")
 	if err != nil {
@@ -187,6 +192,7 @@ func TestReviewPageOfAGitHubProjectWithoutAToken(t *testing.T) {
 // FOLIO_LOCAL_REPOS: not the rest of the disk, nor one nested in another's
 // working tree, where files the agent wrote could pose as a repository.
 func TestDashboardConfinesLocalRepositories(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	inside := newDocsRepoIn(t, s.app.cfg.LocalRepos)
 	c := s.signedIn(t)

@@ -40,6 +40,7 @@ func signInAgain(t *testing.T, ctx context.Context, typed string) {
 // session expired is not lost. The sign-in page says what happened, and
 // sign-in leads back to the page with the text in its form, not sent.
 func TestExpiredSessionKeepsTheForm(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t) // no worker: jobs stay queued
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)

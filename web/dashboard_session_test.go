@@ -27,6 +27,7 @@ func (s *testServer) expireOnServer(t *testing.T, c *http.Client) {
 }
 
 func TestExpiredSessionKeepsTheFollowUp(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t) // no worker: the job stays queued
 	c := s.signedIn(t)
 	created, err := s.app.jobs.Create(context.Background(), s.project.ID, "Write the install guide.", "")
@@ -71,6 +72,7 @@ func TestExpiredSessionKeepsTheFollowUp(t *testing.T) {
 }
 
 func TestExpiredSessionKeepsNothingFromAnotherSite(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.signedIn(t)
 	s.expireOnServer(t, c)

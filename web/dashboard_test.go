@@ -14,6 +14,7 @@ import (
 )
 
 func TestSignedOutPagesRedirectToLogin(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	owner := s.addUser(t, "owner@example.com")
 	p := s.createProject(t, owner)
@@ -50,6 +51,7 @@ func TestSignedOutPagesRedirectToLogin(t *testing.T) {
 }
 
 func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "open"}))
 	c := s.client(t)
 	owner := s.signUp(t, c, "owner@example.com")
@@ -140,6 +142,7 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 }
 
 func TestProjectPagesAreForMembersOnly(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	owner := s.addUser(t, "owner@example.com")
 	s.addUser(t, "stranger@example.com")
@@ -193,6 +196,7 @@ func TestDashboardKeyNameRule(t *testing.T) {
 }
 
 func TestSignupPolicy(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		policy     string
 		secondCode int
@@ -213,6 +217,7 @@ func TestSignupPolicy(t *testing.T) {
 }
 
 func TestSignupValidates(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withEnv(map[string]string{"FOLIO_SIGNUP": "open"}))
 	c := s.client(t)
 	for _, form := range []url.Values{
@@ -230,6 +235,7 @@ func TestSignupValidates(t *testing.T) {
 }
 
 func TestSignInAttemptsAreLimited(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.addUser(t, "ada@example.com")
 	c := s.client(t)
@@ -250,6 +256,7 @@ func TestSignInAttemptsAreLimited(t *testing.T) {
 }
 
 func TestSessionCookie(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		base   string
 		secure bool
@@ -272,6 +279,7 @@ func TestSessionCookie(t *testing.T) {
 }
 
 func TestLoginNextStaysOnSite(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.addUser(t, "ada@example.com")
 	for next, want := range map[string]string{"/projects/x/keys": "/projects/x/keys", "//evil.example/": "/projects", "https://evil.example/": "/projects", "/\\evil.example": "/projects"} {
@@ -283,6 +291,7 @@ func TestLoginNextStaysOnSite(t *testing.T) {
 }
 
 func TestUnknownPathsAnswerHTMLToBrowsersAndJSONToTheAPI(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	c := s.client(t)
 	res, body := s.get(t, c, "/no/such/page")
@@ -300,6 +309,7 @@ func TestUnknownPathsAnswerHTMLToBrowsersAndJSONToTheAPI(t *testing.T) {
 // Guessing across many emails from one address is capped too, at five times
 // the per-email limit.
 func TestSignInAttemptsAreLimitedPerAddress(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.addUser(t, "ada@example.com")
 	c := s.client(t)
@@ -315,6 +325,7 @@ func TestSignInAttemptsAreLimitedPerAddress(t *testing.T) {
 }
 
 func TestLogoutLink(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	if res, _ := s.get(t, s.client(t), "/logout"); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/login" {
 		t.Fatalf("signed out GET /logout: got %d to %q, want 303 to /login", res.StatusCode, res.Header.Get("Location"))

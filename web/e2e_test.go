@@ -57,6 +57,7 @@ type jobJSON struct {
 }
 
 func TestJobEndToEndOnALocalRepository(t *testing.T) {
+	t.Parallel()
 	model := testenv.NewModelServer(t, nil)
 	s := newTestServer(t, withModel(t, model))
 	repo := newDocsRepo(t)
@@ -130,6 +131,7 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 }
 
 func TestJobFailsWhenTheModelRefusesTheKey(t *testing.T) {
+	t.Parallel()
 	model := testenv.NewModelServer(t, nil)
 	s := newTestServer(t, withModel(t, &testenv.ModelServer{URL: model.URL, APIKey: "sk-wrong"}))
 	s.useRepository(t, newDocsRepo(t))

@@ -221,6 +221,7 @@ func (s *eventStream) expectEvents(want ...string) []sseFrame {
 // recorded, ids to resume from, and a client that reconnects gets what it
 // missed and nothing twice.
 func TestJobEventsFollowAJobThroughAFollowUpAndACancel(t *testing.T) {
+	t.Parallel()
 	g := newGatedRunner()
 	s := newTestServer(t, withRunner(g), withKeepAlive(200*time.Millisecond))
 	var created struct{ ID string }
@@ -283,6 +284,7 @@ func TestJobEventsFollowAJobThroughAFollowUpAndACancel(t *testing.T) {
 // and an unknown job, another project's job and a missing key get the
 // contract's JSON errors before any stream starts.
 func TestJobEventsAuthAndErrors(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	ctx := context.Background()
 	var created struct{ ID string }
@@ -365,6 +367,7 @@ func (s *eventStream) end(within time.Duration) error {
 // the streams still open, cleanly and at once, instead of waiting out its
 // grace period for them.
 func TestJobEventsEndWhenTheClientGoesAndOnShutdown(t *testing.T) {
+	t.Parallel()
 	log := &testenv.LogBuffer{}
 	s := newTestServer(t, withLog(log))
 	var created struct{ ID string }
@@ -411,6 +414,7 @@ func TestJobEventsEndWhenTheClientGoesAndOnShutdown(t *testing.T) {
 // of their own. The stream, served by serve, shows what the worker
 // process records as it records it: serve hears of it only through Redis.
 func TestJobEventsAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts two processes")
 	}
@@ -474,6 +478,7 @@ func TestJobEventsAcrossProcesses(t *testing.T) {
 // A change that was never announced (Redis failed its writer) still
 // reaches the stream: it reads its job again every few keep-alives.
 func TestJobEventsCatchUpWithoutAnAnnouncement(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withKeepAlive(50*time.Millisecond))
 	var created struct{ ID string }
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Fix the typo"}`, &created)

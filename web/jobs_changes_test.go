@@ -25,6 +25,7 @@ type changesJSON struct {
 // A client reviews and lands a job's work without the browser: GET
 // .../changes, POST .../merge, on a local repository.
 func TestChangesAndMergeOverTheAPI(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepo(t)
 	s.useRepository(t, repo)
@@ -98,6 +99,7 @@ func (s *testServer) expectMerge(id string, before changesJSON) {
 
 // A job whose branch brings nothing has nothing to merge: 409 conflict.
 func TestMergeOfNothingIsAConflict(t *testing.T) {
+	t.Parallel()
 	m := testenv.NewModelServer(t, func([]testenv.ChatMessage) testenv.ModelReply { return testenv.ModelReply{Text: "Nothing to change."} })
 	s := newTestServer(t, withModel(t, m))
 	s.useRepository(t, newDocsRepo(t))

@@ -26,6 +26,7 @@ func newGitHubJob(t *testing.T) (*testServer, *testenv.FakeGitHub, string) {
 // A client reviews and lands a GitHub job's work over the API: the changes
 // are GitHub's comparison, the merge is GitHub merging the pull request.
 func TestGitHubChangesAndMergeOverTheAPI(t *testing.T) {
+	t.Parallel()
 	s, gh, id := newGitHubJob(t)
 	branch := "folio/" + id
 
@@ -55,6 +56,7 @@ func TestGitHubChangesAndMergeOverTheAPI(t *testing.T) {
 // what GitHub merged, and the job page says Merged; one closed without
 // merging is a plain archive.
 func TestGitHubWebhookRecordsAMergedPullRequest(t *testing.T) {
+	t.Parallel()
 	for _, merged := range []bool{true, false} {
 		t.Run(map[bool]string{true: "merged", false: "closed"}[merged], func(t *testing.T) {
 			s, gh, id := newGitHubJob(t)

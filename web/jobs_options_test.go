@@ -8,6 +8,7 @@ import (
 
 // A create may name the ref to start from and the model; both are checked.
 func TestCreateWithRefAndModel(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withModel(t, testenv.NewModelServer(t, nil)))
 	repo := newDocsRepo(t)
 	git(t, repo, "branch", "trunk")
@@ -43,6 +44,7 @@ func TestCreateWithRefAndModel(t *testing.T) {
 }
 
 func TestModelsListsWhatAJobMayUse(t *testing.T) {
+	t.Parallel()
 	m := testenv.NewModelServer(t, nil)
 	s := newTestServer(t, withModel(t, m))
 	var out struct {
@@ -62,6 +64,7 @@ func TestModelsListsWhatAJobMayUse(t *testing.T) {
 
 // A follow-up retried after a lost answer is added once.
 func TestFollowUpIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	g := newGatedRunner()
 	s := newTestServer(t, withRunner(g))
 	id := s.completedJob(g, "First.")

@@ -13,6 +13,7 @@ import (
 // back a bounded number of times; then the job completes — honestly, with
 // what is left in problems and its last words in summary.
 func TestJobWithProblemsCompletesAndSaysSo(t *testing.T) {
+	t.Parallel()
 	m := testenv.NewModelServer(t, func(messages []testenv.ChatMessage) testenv.ModelReply {
 		if last := messages[len(messages)-1]; last.Role == "tool" {
 			return testenv.ModelReply{Text: "Added the broken page."}

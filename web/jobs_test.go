@@ -75,6 +75,7 @@ func (s *testServer) completedJob(g *gatedRunner, prompt string) string {
 }
 
 func TestJobAPIThroughEveryTransition(t *testing.T) {
+	t.Parallel()
 	g := newGatedRunner()
 	s := newTestServer(t, withRunner(g))
 
@@ -169,6 +170,7 @@ func TestJobAPIThroughEveryTransition(t *testing.T) {
 }
 
 func TestFollowUpOnActiveJobStaysActive(t *testing.T) {
+	t.Parallel()
 	g := newGatedRunner()
 	s := newTestServer(t, withRunner(g))
 	var j map[string]any
@@ -186,6 +188,7 @@ func TestFollowUpOnActiveJobStaysActive(t *testing.T) {
 }
 
 func TestPromptValidation(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	for _, body := range []string{`{"prompt":""}`, `{}`, fmt.Sprintf(`{"prompt":%q}`, strings.Repeat("a", 32001))} {
 		var e apiError
@@ -209,6 +212,7 @@ func TestPromptValidation(t *testing.T) {
 }
 
 func TestListFiltersAndPages(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	var ids []string
 	for i := range 5 {
@@ -248,6 +252,7 @@ func TestListFiltersAndPages(t *testing.T) {
 }
 
 func TestRateLimitIsExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	codes := map[int]int{}
 	var mu sync.Mutex
@@ -299,6 +304,7 @@ func TestRateLimitIsExactUnderConcurrency(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	var a, b map[string]any
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"same"}`, &a, "Idempotency-Key", "k1")
@@ -344,6 +350,7 @@ func TestIdempotencyKey(t *testing.T) {
 }
 
 func TestRedisDownAnswers503AndStoresNothing(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, withRedisAt("127.0.0.1:1"))
 	var e apiError
 	s.expect(503, "POST", "/v2/agent/{p}/job", `{"prompt":"x"}`, &e)
@@ -357,6 +364,7 @@ func TestRedisDownAnswers503AndStoresNothing(t *testing.T) {
 }
 
 func TestRunsWaitWithoutARunner(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t) // no runner wired
 	wctx, cancel := context.WithCancel(context.Background())
 	srv, err := s.app.startWorker(wctx)
@@ -397,6 +405,7 @@ func TestRunsWaitWithoutARunner(t *testing.T) {
 }
 
 func TestOpenAPIDocumentsEveryRoute(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	var doc struct {
 		OpenAPI string `json:"openapi"`

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/folio-docs/folio/internal/testenv"
@@ -18,6 +21,8 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	flag.Parse()
+	parallelByDefault()
 	var err error
 	testRedis, err = testenv.StartRedis()
 	if err != nil {
@@ -27,4 +32,20 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	testRedis.Stop()
 	os.Exit(code)
+}
+
+// waitingParallel is how many tests run at once unless -parallel says:
+// these tests mostly wait (on processes, browsers, Asynq's leases and
+// retries), rarely on the CPU, so more of them than GOMAXPROCS, go test's
+// default, keep the machine busy. Each holds its own Redis database and
+// SQLite file; the few that read process-wide state (serve's metrics in
+// this process) do not call t.Parallel.
+const waitingParallel = 8
+
+func parallelByDefault() {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < waitingParallel {
+		flag.Set("test.parallel", strconv.Itoa(waitingParallel))
+	}
 }

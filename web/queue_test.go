@@ -15,6 +15,7 @@ import (
 // the task once its lease is gone; folio queue shows it, folio queue
 // archived names its job and error, and folio queue retry runs it again.
 func TestQueueShowsAndRetriesADeadTask(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits a minute for Asynq's lease on the killed run to expire")
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestServeHealthAndReadiness(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	base, stop := startServe(t, te)
 
@@ -33,6 +34,7 @@ func TestServeHealthAndReadiness(t *testing.T) {
 }
 
 func TestReadyzWithoutRedisIs503(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	te["FOLIO_WORKER"] = "false" // a worker needs Redis to start
 	te["FOLIO_REDIS_URL"] = "redis://" + freeAddr(t) + "/0"
@@ -53,6 +55,7 @@ func TestReadyzWithoutRedisIs503(t *testing.T) {
 }
 
 func TestServeWithWorkerNeedsRedis(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	te["FOLIO_ADDR"] = freeAddr(t)
 	te["FOLIO_REDIS_URL"] = "redis://" + freeAddr(t) + "/0"
@@ -63,6 +66,7 @@ func TestServeWithWorkerNeedsRedis(t *testing.T) {
 }
 
 func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
+	t.Parallel()
 	// A Redis that accepts connections and never answers makes /readyz a
 	// slow request: it waits out its two-second check.
 	blackhole, err := net.Listen("tcp", "127.0.0.1:0")

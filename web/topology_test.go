@@ -125,6 +125,7 @@ func (c apiClient) waitJob(id string, within time.Duration) jobJSON {
 // empty directory and serve's URL and token, one Redis, the scripted model
 // and a local repository reached over git HTTP.
 func TestSeveralMachines(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts four processes and waits out a lease")
 	}

@@ -36,6 +36,7 @@ type delivery struct {
 // retried under the same id until it succeeds, and only then do the
 // others come, each once, numbered 1, 2, 3, 4.
 func TestWebhookEventsArriveInOrderWhileTheFirstIsRetried(t *testing.T) {
+	t.Parallel()
 	g := newGatedRunner()
 	s := newTestServer(t, withRunner(g), withWebhookRetry(5*time.Millisecond, 50*time.Millisecond))
 	const secret = "whsec-order"

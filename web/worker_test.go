@@ -20,6 +20,7 @@ func oneLine(t *testing.T, code int, stderr, want string) {
 }
 
 func TestWorkerWithoutDatabaseOrServerRefusesToStart(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	code, _, errs := te.folio(t, "", "worker")
 	oneLine(t, code, errs, "FOLIO_SERVER_URL")
@@ -29,6 +30,7 @@ func TestWorkerWithoutDatabaseOrServerRefusesToStart(t *testing.T) {
 }
 
 func TestWorkerWithUnreachableServerRefusesToStart(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	te["FOLIO_SERVER_URL"] = "http://" + freeAddr(t)
 	te["FOLIO_WORKER_TOKEN"] = strings.Repeat("t", 40)
@@ -40,6 +42,7 @@ func TestWorkerWithUnreachableServerRefusesToStart(t *testing.T) {
 }
 
 func TestWorkerWithServerURLNeedsAToken(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	te["FOLIO_SERVER_URL"] = "http://" + freeAddr(t)
 	code, _, errs := te.folio(t, "", "worker")
@@ -53,6 +56,7 @@ func TestWorkerWithServerURLNeedsAToken(t *testing.T) {
 }
 
 func TestWorkerAPINeedsTheToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.app.cfg.WorkerToken = strings.Repeat("k", 40)
 	srv := s.Config
@@ -90,6 +94,7 @@ func TestWorkerAPINeedsTheToken(t *testing.T) {
 }
 
 func TestWorkerAPIIsRefusedWithoutAConfiguredToken(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t) // FOLIO_WORKER_TOKEN unset
 	req, _ := http.NewRequest("POST", s.URL+"/internal/worker/hello", strings.NewReader("{}"))
 	req.Header.Set("Authorization", "Bearer ")
