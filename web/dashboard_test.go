@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/accounts"
+	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -171,7 +172,8 @@ func TestProjectPagesAreForMembersOnly(t *testing.T) {
 
 // The dashboard refuses a key name by auth's rule, in its words, as the CLI does.
 func TestDashboardKeyNameRule(t *testing.T) {
-	s := newDashboardServer(t, nil)
+	t.Parallel()
+	s := newTestServer(t)
 	owner := s.addUser(t, "owner@example.com")
 	p := s.createProject(t, owner)
 	c := s.client(t)
