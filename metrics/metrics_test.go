@@ -7,9 +7,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
+
+// scrape reads reg through the handler, as Prometheus would, and parses it
+// with Prometheus' own text parser.
+func scrape(t *testing.T, reg *prometheus.Registry) map[string]*dto.MetricFamily {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fams
+}
 
 // A request's labels stay bounded whatever the client sends: no route is
 // "unmatched", an unknown method is "other".
@@ -20,13 +36,7 @@ func TestHTTPLabelsAreBounded(t *testing.T) {
 	}
 	HTTP("", "BREW", 418, time.Millisecond)
 	HTTP("/healthz", http.MethodGet, 200, time.Millisecond)
-	rec := httptest.NewRecorder()
-	Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := scrape(t, reg)
 	found := map[string]bool{}
 	for _, m := range fams["folio_http_requests_total"].GetMetric() {
 		l := map[string]string{}
@@ -57,13 +67,7 @@ func TestKnownSeriesStartAtZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := httptest.NewRecorder()
-	Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(rec.Body.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := scrape(t, reg)
 	series := map[string]float64{}
 	for name, f := range fams {
 		for _, m := range f.GetMetric() {
