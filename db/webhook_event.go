@@ -7,13 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // countStatusChange counts a status change of job id made in tx and, if
 // its project has a webhook, records the change as a webhook event in the
 // same transaction: a change is never without its event, and two changes
 // never share a sequence, whichever process makes them. It returns the job
-// as the change left it.
+// as the change left it, which the event keeps as a model.JobRecord.
 func countStatusChange(ctx context.Context, tx *sql.Tx, id string) (Job, error) {
 	if _, err := tx.ExecContext(ctx, `/* DB.countStatusChange */
 		UPDATE jobs SET status_changes = status_changes + 1 WHERE id = ?`, id); err != nil {
@@ -23,7 +25,7 @@ func countStatusChange(ctx context.Context, tx *sql.Tx, id string) (Job, error) 
 	if err != nil {
 		return Job{}, err
 	}
-	snapshot, err := json.Marshal(j)
+	snapshot, err := json.Marshal(j.Record())
 	if err != nil {
 		return Job{}, err
 	}
@@ -41,13 +43,15 @@ func scanWebhookEvent(s scanner) (WebhookEvent, error) {
 	var e WebhookEvent
 	var snapshot string
 	var next, created int64
+	var job model.JobRecord
 	if err := s.Scan(&e.ID, &e.ProjectID, &e.JobID, &e.Sequence, &snapshot, &e.State, &e.Attempts, &next, &e.LeaseOwner, &created); err != nil {
 		return e, err
 	}
 	e.NextAttemptAt, e.CreatedAt = fromMillis(next), fromMillis(created)
-	if err := json.Unmarshal([]byte(snapshot), &e.Job); err != nil {
+	if err := json.Unmarshal([]byte(snapshot), &job); err != nil {
 		return e, fmt.Errorf("the job of event %s does not decode: %w", e.ID, err)
 	}
+	e.Job = job.Job()
 	return e, nil
 }
 

@@ -13,7 +13,8 @@ const (
 
 // WebhookEvent is one status change of a job, to be sent to its project's
 // webhook. Sequence numbers the job's status changes (1, 2, 3, ...); Job is
-// the job as the change left it, so every attempt sends the same body.
+// the job as the change left it, so every attempt sends the same body
+// (stored as its JobRecord).
 type WebhookEvent struct {
 	ID        string
 	ProjectID string
