@@ -3,6 +3,7 @@ package analytics
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -11,7 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/folio-docs/folio/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -662,4 +665,67 @@ func (c *Classifier) dropExtraAgents() {
 func (c *Classifier) literalID(s string) (int32, bool) {
 	i := slices.Index(c.literals, s)
 	return int32(i), i >= 0
+}
+
+// The rates again, as a docs host sees them: each corpus sent through the
+// events API's door (RecordBatch, batches of 1,000 that reuse a user
+// agent's verdict) into a project of its own and read back from the views
+// export, whose counts must agree with the classifier's and meet the goals.
+func TestClassificationThroughEventsAndViews(t *testing.T) {
+	s, d, _ := newTestService(t)
+	ctx := context.Background()
+	browsers, _ := npmUserAgents(t)
+	var instances []string
+	for _, e := range crawlerEntries(t) {
+		instances = append(instances, e.Instances...)
+	}
+	for _, corpus := range []struct {
+		name string
+		uas  []string
+		goal float64 // at most this % misclassified: browsers not human, bots human
+		bots bool
+	}{
+		{"npm user-agents browsers", browsers, 0.05, false},
+		{"crawler-user-agents instances", instances, 5, true},
+		{"isbot's crawler examples", isbotExamples(t), 5, true},
+		{"the issue's bots", issueBots, 5, true},
+	} {
+		p, err := d.CreateProject(ctx, model.Project{Name: corpus.name, Repository: "/tmp/docs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+		events := make([]Event, 0, len(corpus.uas))
+		direct := 0
+		for i, ua := range corpus.uas {
+			events = append(events, Event{Path: "/docs/page", At: at.Add(time.Duration(i) * time.Millisecond), UserAgent: ua,
+				IP: fmt.Sprintf("192.0.2.%d", i%250)})
+			if s.Classifier().Classify(Input{UserAgent: ua, Path: "/docs/page"}) == Human {
+				direct++
+			}
+		}
+		for start := 0; start < len(events); start += 1000 {
+			if _, _, err := s.RecordBatch(ctx, p.ID, events[start:min(start+1000, len(events))], nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v, err := s.Views(ctx, p.ID, Query{Limit: 250})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.Totals.All() != len(corpus.uas) || v.Totals.Human != direct {
+			t.Errorf("%s: the views export counts %d views, %d human; sent %d, the classifier says %d human",
+				corpus.name, v.Totals.All(), v.Totals.Human, len(corpus.uas), direct)
+		}
+		off := v.Totals.All() - v.Totals.Human
+		if corpus.bots {
+			off = v.Totals.Human
+		}
+		rate := 100 * float64(off) / float64(v.Totals.All())
+		fmt.Printf("classification through the events and the views export: %s: %d of %d = %.3f%% (goal at most %g%%)\n",
+			corpus.name, off, v.Totals.All(), rate, corpus.goal)
+		if rate > corpus.goal {
+			t.Errorf("%s: %.3f%% through the views export, want at most %g%%", corpus.name, rate, corpus.goal)
+		}
+	}
 }
