@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -29,20 +28,6 @@ const (
 func ValidSignup(s string) bool {
 	return s == SignupOpen || s == SignupInvite || s == SignupClosed
 }
-
-// Why an account or an invitation was refused.
-var (
-	ErrInvalidEmail     = errors.New("invalid email address")
-	ErrPasswordTooShort = fmt.Errorf("password must be at least %d characters", auth.MinPasswordLen)
-	ErrEmailTaken       = db.ErrEmailTaken
-	// ErrInviteOnly and ErrSignupClosed refuse a stranger's sign-up under
-	// FOLIO_SIGNUP=invite and closed; ErrSignupClosed also refuses an
-	// invitation that would create an account.
-	ErrInviteOnly   = errors.New("sign-up is by invitation only")
-	ErrSignupClosed = errors.New("sign-up is closed")
-	// ErrAlreadyMember: the address invited is a member's already.
-	ErrAlreadyMember = errors.New("already a member of the project")
-)
 
 // ValidEmail reports whether s is a bare email address, such as
 // ada@example.com, of at most 254 characters.
@@ -79,7 +64,7 @@ func New(store Store, signup string, invites *Invitations) *Service {
 func (s *Service) Signup() string { return s.signup }
 
 // MaySignUp says whether a stranger may sign up now, without an
-// invitation: nil, or ErrInviteOnly or ErrSignupClosed. first reports
+// invitation: nil, or model.ErrInviteOnly or model.ErrSignupClosed. first reports
 // that there is no user yet, and whoever signs up sets Folio up. SignUp
 // has the last word on who is first.
 func (s *Service) MaySignUp(ctx context.Context) (first bool, err error) {
@@ -94,9 +79,9 @@ func (s *Service) MaySignUp(ctx context.Context) (first bool, err error) {
 }
 
 // SignUp creates a stranger's account: the first user always, later ones
-// as the policy allows (ErrInviteOnly, ErrSignupClosed). A bad email
-// address or password is ErrInvalidEmail, ErrPasswordTooShort or both
-// (errors.Is tells each); an address with an account is ErrEmailTaken.
+// as the policy allows (model.ErrInviteOnly, model.ErrSignupClosed). A bad email
+// address or password is model.ErrInvalidEmail, model.ErrPasswordTooShort or both
+// (errors.Is tells each); an address with an account is model.ErrEmailTaken.
 func (s *Service) SignUp(ctx context.Context, email, password string) (model.User, error) {
 	email = strings.TrimSpace(email)
 	hash, err := credentials(email, password)
@@ -109,7 +94,7 @@ func (s *Service) SignUp(ctx context.Context, email, password string) (model.Use
 		create = s.store.CreateUser
 	}
 	u, err := create(ctx, email, hash)
-	if errors.Is(err, db.ErrNotFirstUser) {
+	if errors.Is(err, model.ErrNotFirstUser) {
 		return model.User{}, s.refusal()
 	}
 	return u, err
@@ -131,10 +116,10 @@ func (s *Service) Create(ctx context.Context, email, password string) (model.Use
 func credentials(email, password string) (string, error) {
 	var errs []error
 	if !ValidEmail(email) {
-		errs = append(errs, fmt.Errorf("%w: %q", ErrInvalidEmail, email))
+		errs = append(errs, fmt.Errorf("%w: %q", model.ErrInvalidEmail, email))
 	}
-	if len(password) < auth.MinPasswordLen {
-		errs = append(errs, ErrPasswordTooShort)
+	if len(password) < model.MinPasswordLen {
+		errs = append(errs, model.ErrPasswordTooShort)
 	}
 	if len(errs) > 0 {
 		return "", errors.Join(errs...)
@@ -143,13 +128,13 @@ func credentials(email, password string) (string, error) {
 }
 
 // SignUpInvited creates the account an invitation is for, as a member of
-// its project: Invitations.SignUp, refused with ErrSignupClosed (and the
+// its project: Invitations.SignUp, refused with model.ErrSignupClosed (and the
 // invitation, for the page that explains) when the policy is closed.
 func (s *Service) SignUpInvited(ctx context.Context, token, password string) (model.User, model.Invitation, error) {
 	if s.signup == SignupClosed {
 		inv, err := s.invites.Lookup(ctx, token)
 		if err == nil {
-			err = ErrSignupClosed
+			err = model.ErrSignupClosed
 		}
 		return model.User{}, inv, err
 	}
@@ -157,16 +142,16 @@ func (s *Service) SignUpInvited(ctx context.Context, token, password string) (mo
 }
 
 // InvitedAccount says whether the address an invitation is for has an
-// account, to join with; without one, ErrSignupClosed when an invitation
+// account, to join with; without one, model.ErrSignupClosed when an invitation
 // may not create one.
 func (s *Service) InvitedAccount(ctx context.Context, inv model.Invitation) (bool, error) {
 	_, err := s.store.UserByEmail(ctx, inv.Email)
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, db.ErrNotFound) && s.signup == SignupClosed:
-		return false, ErrSignupClosed
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound) && s.signup == SignupClosed:
+		return false, model.ErrSignupClosed
+	case errors.Is(err, model.ErrNotFound):
 		return false, nil
 	}
 	return false, err
@@ -175,7 +160,7 @@ func (s *Service) InvitedAccount(ctx context.Context, inv model.Invitation) (boo
 // refusal is why a stranger may not sign up under the policy.
 func (s *Service) refusal() error {
 	if s.signup == SignupClosed {
-		return ErrSignupClosed
+		return model.ErrSignupClosed
 	}
-	return ErrInviteOnly
+	return model.ErrInviteOnly
 }

@@ -36,8 +36,8 @@ func TestLaterSignUpsFollowThePolicy(t *testing.T) {
 		want   error
 	}{
 		{accounts.SignupOpen, nil},
-		{accounts.SignupInvite, accounts.ErrInviteOnly},
-		{accounts.SignupClosed, accounts.ErrSignupClosed},
+		{accounts.SignupInvite, model.ErrInviteOnly},
+		{accounts.SignupClosed, model.ErrSignupClosed},
 	} {
 		ctx := context.Background()
 		s, _ := newTestService(t, tc.policy)
@@ -60,10 +60,10 @@ func TestSignUpChecksEmailAndPassword(t *testing.T) {
 		email, password string
 		want            []error
 	}{
-		{"not an email", "correct horse", []error{accounts.ErrInvalidEmail}},
-		{"Ada <ada@example.com>", "correct horse", []error{accounts.ErrInvalidEmail}},
-		{"ada@example.com", "short", []error{accounts.ErrPasswordTooShort}},
-		{"", "", []error{accounts.ErrInvalidEmail, accounts.ErrPasswordTooShort}},
+		{"not an email", "correct horse", []error{model.ErrInvalidEmail}},
+		{"Ada <ada@example.com>", "correct horse", []error{model.ErrInvalidEmail}},
+		{"ada@example.com", "short", []error{model.ErrPasswordTooShort}},
+		{"", "", []error{model.ErrInvalidEmail, model.ErrPasswordTooShort}},
 	} {
 		_, err := s.SignUp(ctx, tc.email, tc.password)
 		for _, want := range tc.want {
@@ -75,7 +75,7 @@ func TestSignUpChecksEmailAndPassword(t *testing.T) {
 	if _, err := s.SignUp(ctx, " ada@example.com ", "correct horse"); err != nil {
 		t.Fatalf("an address with spaces around it: %v", err)
 	}
-	if _, err := s.SignUp(ctx, "ada@example.com", "correct horse"); !errors.Is(err, accounts.ErrEmailTaken) {
+	if _, err := s.SignUp(ctx, "ada@example.com", "correct horse"); !errors.Is(err, model.ErrEmailTaken) {
 		t.Errorf("a taken address: %v, want ErrEmailTaken", err)
 	}
 }
@@ -88,10 +88,10 @@ func TestTheOperatorCreatesAccountsWhateverThePolicy(t *testing.T) {
 			t.Fatalf("Create(%s): %v", email, err)
 		}
 	}
-	if _, err := s.Create(ctx, "grace@example.com", "correct horse"); !errors.Is(err, accounts.ErrEmailTaken) {
+	if _, err := s.Create(ctx, "grace@example.com", "correct horse"); !errors.Is(err, model.ErrEmailTaken) {
 		t.Errorf("a taken address: %v, want ErrEmailTaken", err)
 	}
-	if _, err := s.Create(ctx, "a@b@c", "short"); !errors.Is(err, accounts.ErrInvalidEmail) || !errors.Is(err, accounts.ErrPasswordTooShort) {
+	if _, err := s.Create(ctx, "a@b@c", "short"); !errors.Is(err, model.ErrInvalidEmail) || !errors.Is(err, model.ErrPasswordTooShort) {
 		t.Errorf("a bad address and password: %v, want both refused", err)
 	}
 }
@@ -103,7 +103,7 @@ func TestInvitationsCreateAccountsUnlessSignUpIsClosed(t *testing.T) {
 	}{
 		{accounts.SignupOpen, nil},
 		{accounts.SignupInvite, nil},
-		{accounts.SignupClosed, accounts.ErrSignupClosed},
+		{accounts.SignupClosed, model.ErrSignupClosed},
 	} {
 		ctx := context.Background()
 		s, d := newTestService(t, tc.policy)
@@ -136,7 +136,7 @@ func TestAMemberIsNotInvitedAgain(t *testing.T) {
 	owner, _ := s.Create(ctx, "owner@example.com", "correct horse")
 	p, _ := d.CreateProject(ctx, model.Project{Name: "Docs", Repository: "acme/docs", OwnerID: owner.ID})
 	iv := accounts.NewInvitations(d, "")
-	if _, inv, err := iv.Create(ctx, p.ID, "OWNER@example.com", owner.ID); !errors.Is(err, accounts.ErrAlreadyMember) || inv.Email != "owner@example.com" {
+	if _, inv, err := iv.Create(ctx, p.ID, "OWNER@example.com", owner.ID); !errors.Is(err, model.ErrAlreadyMember) || inv.Email != "owner@example.com" {
 		t.Errorf("inviting a member = %q, %v; want ErrAlreadyMember with their address", inv.Email, err)
 	}
 	if list, _ := iv.ForProject(ctx, p.ID); len(list) != 0 {
@@ -155,14 +155,14 @@ func TestSignIn(t *testing.T) {
 		t.Errorf("the right password: %+v, %v", u, err)
 	}
 	for email, password := range map[string]string{"ada@example.com": "wrong horse", "nobody@example.com": "correct horse"} {
-		if _, err := s.SignIn(ctx, email, password); !errors.Is(err, accounts.ErrNoMatch) {
+		if _, err := s.SignIn(ctx, email, password); !errors.Is(err, model.ErrNoMatch) {
 			t.Errorf("SignIn(%s, %s) = %v, want ErrNoMatch", email, password, err)
 		}
 	}
 	if u, err := s.User(ctx, ada.ID); err != nil || u.Email != "ada@example.com" {
 		t.Errorf("User(ada) = %+v, %v", u, err)
 	}
-	if _, err := s.User(ctx, "nobody"); !errors.Is(err, accounts.ErrNotFound) {
+	if _, err := s.User(ctx, "nobody"); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("User(nobody) = %v, want ErrNotFound", err)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -51,13 +50,13 @@ func NewInvitations(store InvitationStore, baseURL string) *Invitations {
 // Create invites email into a project on behalf of invitedBy (a user id,
 // or empty for an operator) and returns the link, which is never stored and
 // so can be shown only now, and the stored record. An unknown project is
-// db.ErrNotFound; an address that is not one is ErrInvalidEmail; a member
-// of the project is not invited again (ErrAlreadyMember, with their
+// model.ErrNotFound; an address that is not one is model.ErrInvalidEmail; a member
+// of the project is not invited again (model.ErrAlreadyMember, with their
 // address as their account has it in the returned record).
 func (iv *Invitations) Create(ctx context.Context, projectID, email, invitedBy string) (string, model.Invitation, error) {
 	email = strings.TrimSpace(email)
 	if !ValidEmail(email) {
-		return "", model.Invitation{}, fmt.Errorf("%w: %q", ErrInvalidEmail, email)
+		return "", model.Invitation{}, fmt.Errorf("%w: %q", model.ErrInvalidEmail, email)
 	}
 	if u, err := iv.Store.UserByEmail(ctx, email); err == nil {
 		member, err := iv.Store.IsProjectMember(ctx, projectID, u.ID)
@@ -65,9 +64,9 @@ func (iv *Invitations) Create(ctx context.Context, projectID, email, invitedBy s
 			return "", model.Invitation{}, err
 		}
 		if member {
-			return "", model.Invitation{ProjectID: projectID, Email: u.Email}, ErrAlreadyMember
+			return "", model.Invitation{ProjectID: projectID, Email: u.Email}, model.ErrAlreadyMember
 		}
-	} else if !errors.Is(err, db.ErrNotFound) {
+	} else if !errors.Is(err, model.ErrNotFound) {
 		return "", model.Invitation{}, err
 	}
 	token := newInvitationToken()
@@ -85,8 +84,8 @@ func (iv *Invitations) ForProject(ctx context.Context, projectID string) ([]mode
 	return iv.Store.InvitationsForProject(ctx, projectID)
 }
 
-// Revoke stops one of the project's invitations from working: db.ErrNotFound
-// for none of this project's, db.ErrInvitationUsed for one used already.
+// Revoke stops one of the project's invitations from working: model.ErrNotFound
+// for none of this project's, model.ErrInvitationUsed for one used already.
 func (iv *Invitations) Revoke(ctx context.Context, projectID, id string) error {
 	return iv.Store.RevokeInvitation(ctx, projectID, id)
 }
@@ -97,11 +96,11 @@ func (iv *Invitations) Link(token string) string {
 }
 
 // Lookup finds the invitation a token names, if it can still be used:
-// db.ErrNotFound for a token that names none, db.ErrInvitationUsed,
+// model.ErrNotFound for a token that names none, model.ErrInvitationUsed,
 // ErrInvitationRevoked or ErrInvitationExpired for one that cannot.
 func (iv *Invitations) Lookup(ctx context.Context, token string) (model.Invitation, error) {
 	if !wellFormedInvitation(token) {
-		return model.Invitation{}, db.ErrNotFound
+		return model.Invitation{}, model.ErrNotFound
 	}
 	hash := auth.HashKey(token)
 	inv, err := iv.Store.InvitationByHash(ctx, hash)
@@ -109,7 +108,7 @@ func (iv *Invitations) Lookup(ctx context.Context, token string) (model.Invitati
 		return model.Invitation{}, err
 	}
 	if subtle.ConstantTimeCompare(inv.Hash, hash) != 1 {
-		return model.Invitation{}, db.ErrNotFound
+		return model.Invitation{}, model.ErrNotFound
 	}
 	if err := inv.Usable(iv.Now()); err != nil {
 		return inv, err
@@ -119,7 +118,7 @@ func (iv *Invitations) Lookup(ctx context.Context, token string) (model.Invitati
 
 // SignUp creates the account a token's invitation is for, with password,
 // as a member of its project. The refusals are Lookup's,
-// ErrPasswordTooShort, and ErrEmailTaken when the address has an account
+// model.ErrPasswordTooShort, and model.ErrEmailTaken when the address has an account
 // already. The invitation is returned with a refusal too, for the page that
 // explains it.
 func (iv *Invitations) SignUp(ctx context.Context, token, password string) (model.User, model.Invitation, error) {
@@ -139,7 +138,7 @@ func (iv *Invitations) SignUp(ctx context.Context, token, password string) (mode
 }
 
 // Accept makes an existing user a member of the token's project; the
-// invitation must be for their email address (db.ErrInvitationEmail).
+// invitation must be for their email address (model.ErrInvitationEmail).
 func (iv *Invitations) Accept(ctx context.Context, token string, u model.User) (model.Invitation, error) {
 	inv, err := iv.Lookup(ctx, token)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
 	"github.com/folio-docs/folio/model"
 )
@@ -25,7 +24,7 @@ func TestInvitationLinkCarriesATokenOnlyItsHashIsStored(t *testing.T) {
 	clock := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	iv.Now = func() time.Time { return clock }
 
-	if _, _, err := iv.Create(ctx, p.ID, "Grace <grace@example.com>", owner.ID); !errors.Is(err, accounts.ErrInvalidEmail) {
+	if _, _, err := iv.Create(ctx, p.ID, "Grace <grace@example.com>", owner.ID); !errors.Is(err, model.ErrInvalidEmail) {
 		t.Fatalf("a display-name address: %v, want ErrInvalidEmail", err)
 	}
 	link, inv, err := iv.Create(ctx, p.ID, " grace@example.com ", owner.ID)
@@ -48,7 +47,7 @@ func TestInvitationLinkCarriesATokenOnlyItsHashIsStored(t *testing.T) {
 		t.Fatalf("Lookup = %+v, %v", got, err)
 	}
 	for _, bad := range []string{"", "short", token[:42] + "!", strings.Repeat("A", 43)} {
-		if _, err := iv.Lookup(ctx, bad); !errors.Is(err, db.ErrNotFound) {
+		if _, err := iv.Lookup(ctx, bad); !errors.Is(err, model.ErrNotFound) {
 			t.Errorf("Lookup(%q) = %v, want ErrNotFound", bad, err)
 		}
 	}
@@ -57,11 +56,11 @@ func TestInvitationLinkCarriesATokenOnlyItsHashIsStored(t *testing.T) {
 		t.Errorf("a millisecond before 7 days: %v, want usable", err)
 	}
 	clock = clock.Add(time.Millisecond)
-	if _, _, err := iv.SignUp(ctx, token, "correct horse"); !errors.Is(err, db.ErrInvitationExpired) {
+	if _, _, err := iv.SignUp(ctx, token, "correct horse"); !errors.Is(err, model.ErrInvitationExpired) {
 		t.Errorf("after 7 days: %v, want ErrInvitationExpired", err)
 	}
 	clock = clock.Add(-time.Hour)
-	if _, _, err := iv.SignUp(ctx, token, "short"); !errors.Is(err, accounts.ErrPasswordTooShort) {
+	if _, _, err := iv.SignUp(ctx, token, "short"); !errors.Is(err, model.ErrPasswordTooShort) {
 		t.Errorf("short password: %v, want ErrPasswordTooShort", err)
 	}
 	user, used, err := iv.SignUp(ctx, token, "correct horse")
@@ -71,7 +70,7 @@ func TestInvitationLinkCarriesATokenOnlyItsHashIsStored(t *testing.T) {
 	if ok, _ := auth.CheckPassword(user.PasswordHash, "correct horse"); !ok {
 		t.Error("the stored password does not check")
 	}
-	if _, err := iv.Accept(ctx, token, user); !errors.Is(err, db.ErrInvitationUsed) {
+	if _, err := iv.Accept(ctx, token, user); !errors.Is(err, model.ErrInvitationUsed) {
 		t.Errorf("a used link: %v, want ErrInvitationUsed", err)
 	}
 }

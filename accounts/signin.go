@@ -5,27 +5,20 @@ import (
 	"errors"
 
 	"github.com/folio-docs/folio/auth"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
-
-// ErrNoMatch: the email address and password do not match an account.
-var ErrNoMatch = errors.New("the email address and password do not match an account")
-
-// ErrNotFound: no account has that id.
-var ErrNotFound = db.ErrNotFound
 
 // dummyHash is checked against when the email is unknown, so a wrong email
 // takes as long as a wrong password and does not reveal who has an account.
 const dummyHash = "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$Vo3JqPfHSl0b6qnvRjZ+0R3n5dHdlMv/l9KvI7C5dXk"
 
 // SignIn finds the account an email address and password belong to, or
-// ErrNoMatch. Each check holds ~19 MiB for argon2id, so only a few run at
+// model.ErrNoMatch. Each check holds ~19 MiB for argon2id, so only a few run at
 // a time.
 func (s *Service) SignIn(ctx context.Context, email, password string) (model.User, error) {
 	u, err := s.store.UserByEmail(ctx, email)
 	hash := u.PasswordHash
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		hash = dummyHash
 	} else if err != nil {
 		return model.User{}, err
@@ -34,12 +27,12 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (model.Use
 	match, err := auth.CheckPassword(hash, password)
 	<-s.hashing
 	if err != nil || !match || u.ID == "" {
-		return model.User{}, ErrNoMatch
+		return model.User{}, model.ErrNoMatch
 	}
 	return u, nil
 }
 
-// User finds an account by id: ErrNotFound when there is none.
+// User finds an account by id: model.ErrNotFound when there is none.
 func (s *Service) User(ctx context.Context, id string) (model.User, error) {
 	return s.store.UserByID(ctx, id)
 }

@@ -151,14 +151,10 @@ type Batch struct {
 	BodyHash []byte
 }
 
-// ErrIdempotencyConflict is an Idempotency-Key reused within 24 hours with
-// another batch.
-var ErrIdempotencyConflict = db.ErrIdempotencyConflict
-
 // RecordBatch is Record for a batch that may carry an Idempotency-Key
 // (batch nil: none): the same key with the same body within 24 hours stores
 // nothing and returns the first answer (replayed), another body is
-// ErrIdempotencyConflict.
+// model.ErrIdempotencyConflict.
 func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Event, batch *Batch) (stored int, replayed bool, err error) {
 	return s.record(ctx, projectID, events, batch, metrics.SourceEvents)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // Service records page views and answers the exports. It is safe for
@@ -69,7 +70,7 @@ func (s *Service) site(ctx context.Context, projectID string, create bool) (*sit
 		id, err = s.db.AnalyticsSite(ctx, projectID)
 	} else {
 		id, err = s.db.AnalyticsSiteID(ctx, projectID)
-		if errors.Is(err, db.ErrNotFound) {
+		if errors.Is(err, model.ErrNotFound) {
 			return nil, nil
 		}
 	}

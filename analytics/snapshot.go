@@ -25,6 +25,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // An index snapshot is the in-memory index of one site written to a file
@@ -353,7 +354,7 @@ func (x *index) readSnapshot(ctx context.Context, d *db.DB, path string) error {
 	}
 	lastView, lastPath := int64(meta[1]), int64(meta[2])
 	mark, err := d.AnalyticsView(ctx, x.site, lastView)
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		return fmt.Errorf("%w: the database has no view %d (the snapshot is newer)", errStaleSnapshot, lastView)
 	}
 	if err != nil {

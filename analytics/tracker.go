@@ -8,13 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-docs/folio/db"
-)
-
-// Errors of the browser tracker's door.
-var (
-	ErrUnknownProject   = errors.New("analytics: unknown project")
-	ErrOriginNotAllowed = errors.New("analytics: origin not allowed for this project")
+	"github.com/folio-docs/folio/model"
 )
 
 // BrowserView is a page view the tracker script reports.
@@ -35,14 +29,11 @@ type BrowserView struct {
 // no export reports it yet.
 func (s *Service) TrackBrowserView(ctx context.Context, v BrowserView) (bool, error) {
 	p, err := s.db.ProjectByID(ctx, v.ProjectID)
-	if errors.Is(err, db.ErrNotFound) {
-		return false, ErrUnknownProject
-	}
-	if err != nil {
+	if err != nil { // model.ErrProjectNotFound for an unknown project
 		return false, err
 	}
 	if !OriginAllowed(p.AllowedDomains, v.Origin) {
-		return false, ErrOriginNotAllowed
+		return false, model.ErrOriginNotAllowed
 	}
 	path, err := NormalizePath(v.Path)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -29,31 +28,17 @@ const (
 	touchInterval = time.Minute
 )
 
-// Why a key was refused. All of them are a 401 to the client.
-var (
-	ErrNoKey      = errors.New("no API key")
-	ErrMalformed  = errors.New("malformed API key")
-	ErrUnknownKey = errors.New("unknown, expired or revoked API key")
-)
-
-// ErrKeyOptions wraps a bad scope or expiry given to Issue.
-var ErrKeyOptions = errors.New("invalid key options")
-
-// ErrKeyName wraps a name Issue refuses: empty once trimmed of spaces, or
-// longer than keyNameMax.
-var ErrKeyName = errors.New("invalid key name")
-
 // KeyNameRule is what a key's name must be, in the words the dashboard and
 // the CLI show when one is refused.
 const KeyNameRule = "Name the key after what uses it, in up to 100 characters."
 
 const keyNameMax = 100 // bytes
 
-// keyName is name as a key keeps it, trimmed of spaces, or ErrKeyName.
+// keyName is name as a key keeps it, trimmed of spaces, or model.ErrKeyName.
 func keyName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > keyNameMax {
-		return "", fmt.Errorf("%w: %s", ErrKeyName, KeyNameRule)
+		return "", fmt.Errorf("%w: %s", model.ErrKeyName, KeyNameRule)
 	}
 	return name, nil
 }
@@ -99,18 +84,18 @@ func (ks *Keys) Revoke(ctx context.Context, projectID, keyID string) error {
 
 // Issue creates a key for a project and returns the key itself, which is
 // never stored and so can be shown only now, and its stored record. A bad
-// name is ErrKeyName; a bad scope or expiry, ErrKeyOptions.
+// name is model.ErrKeyName; a bad scope or expiry, model.ErrKeyOptions.
 func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string) (string, model.APIKey, error) {
 	name, err := keyName(name)
 	if err != nil {
 		return "", model.APIKey{}, err
 	}
 	if scope != model.ScopeRead && scope != model.ScopeWrite {
-		return "", model.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", ErrKeyOptions, model.ScopeRead, model.ScopeWrite, scope)
+		return "", model.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", model.ErrKeyOptions, model.ScopeRead, model.ScopeWrite, scope)
 	}
 	ttl, ok := Expiries[expiry]
 	if !ok {
-		return "", model.APIKey{}, fmt.Errorf("%w: expiry must be one of 7d, 30d, 60d, 90d or never, not %q", ErrKeyOptions, expiry)
+		return "", model.APIKey{}, fmt.Errorf("%w: expiry must be one of 7d, 30d, 60d, 90d or never, not %q", model.ErrKeyOptions, expiry)
 	}
 	plain := newKey()
 	rec := model.APIKey{ProjectID: projectID, Name: name, Hash: HashKey(plain), LastFour: plain[len(plain)-4:], Scope: scope}
@@ -130,14 +115,14 @@ func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string
 func (ks *Keys) Authenticate(ctx context.Context, authorization string) (model.APIKey, error) {
 	scheme, token, found := strings.Cut(strings.TrimSpace(authorization), " ")
 	if authorization == "" {
-		return model.APIKey{}, ErrNoKey
+		return model.APIKey{}, model.ErrNoKey
 	}
 	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return model.APIKey{}, ErrMalformed
+		return model.APIKey{}, model.ErrMalformed
 	}
 	token = strings.TrimSpace(token)
 	if !WellFormed(token) {
-		return model.APIKey{}, ErrMalformed
+		return model.APIKey{}, model.ErrMalformed
 	}
 	hash := sha256.Sum256([]byte(token))
 	// A key kept from an earlier request saves the database read, but only
@@ -150,8 +135,8 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (model.A
 	if !kept {
 		var err error
 		k, err = ks.Store.AuthKeyByHash(ctx, hash[:])
-		if errors.Is(err, db.ErrNotFound) {
-			return model.APIKey{}, ErrUnknownKey
+		if errors.Is(err, model.ErrNotFound) {
+			return model.APIKey{}, model.ErrUnknownKey
 		}
 		if err != nil {
 			return model.APIKey{}, err
@@ -162,7 +147,7 @@ func (ks *Keys) Authenticate(ctx context.Context, authorization string) (model.A
 	}
 	now := ks.Now()
 	if subtle.ConstantTimeCompare(k.Hash, hash[:]) != 1 || !k.Active(now) {
-		return model.APIKey{}, ErrUnknownKey
+		return model.APIKey{}, model.ErrUnknownKey
 	}
 	// Record use at most once a minute a key, so reads stay reads.
 	if k.LastUsedAt == nil || now.Sub(*k.LastUsedAt) >= touchInterval {

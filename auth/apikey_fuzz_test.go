@@ -118,15 +118,15 @@ func FuzzAuthenticate(f *testing.F) {
 			if !strings.EqualFold(scheme, "Bearer") || token != plain || k.ID != rec.ID {
 				t.Fatalf("%q authenticated as key %q", header, k.ID)
 			}
-		case errors.Is(err, ErrNoKey):
+		case errors.Is(err, model.ErrNoKey):
 			if header != "" {
 				t.Fatalf("%q: no key, but a header was given", header)
 			}
-		case errors.Is(err, ErrMalformed):
+		case errors.Is(err, model.ErrMalformed):
 			if strings.EqualFold(scheme, "Bearer") && WellFormed(token) {
 				t.Fatalf("%q: malformed, but it is a well-formed Bearer key", header)
 			}
-		case errors.Is(err, ErrUnknownKey):
+		case errors.Is(err, model.ErrUnknownKey):
 			if token == plain && strings.EqualFold(scheme, "Bearer") {
 				t.Fatalf("%q: the issued key is unknown", header)
 			}

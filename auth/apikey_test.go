@@ -73,7 +73,7 @@ func TestIssuedKeyShape(t *testing.T) {
 func TestIssueRefusesBadOptions(t *testing.T) {
 	keys, _, p := newKeys(t)
 	for _, c := range []struct{ scope, expiry string }{{"admin", "90d"}, {"read", "1y"}, {"", "never"}} {
-		if _, _, err := keys.Issue(context.Background(), p.ID, "x", c.scope, c.expiry); !errors.Is(err, auth.ErrKeyOptions) {
+		if _, _, err := keys.Issue(context.Background(), p.ID, "x", c.scope, c.expiry); !errors.Is(err, model.ErrKeyOptions) {
 			t.Errorf("Issue(scope %q, expiry %q) = %v, want ErrKeyOptions", c.scope, c.expiry, err)
 		}
 	}
@@ -103,7 +103,7 @@ func TestIssueKeyName(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, auth.ErrKeyName) || !strings.Contains(err.Error(), auth.KeyNameRule) {
+			if !errors.Is(err, model.ErrKeyName) || !strings.Contains(err.Error(), auth.KeyNameRule) {
 				t.Fatalf("Issue(name %q) = %v, want ErrKeyName saying %q", tc.given, err, auth.KeyNameRule)
 			}
 			if stored, err := store.APIKeysForProject(context.Background(), p.ID); err != nil || len(stored) != 0 {
@@ -139,7 +139,7 @@ func TestChecksumRefusedWithoutLookup(t *testing.T) {
 			c = 'B'
 		}
 		typo := plain[:i] + string(c) + plain[i+1:]
-		if _, err := keys.Authenticate(context.Background(), "Bearer "+typo); !errors.Is(err, auth.ErrMalformed) {
+		if _, err := keys.Authenticate(context.Background(), "Bearer "+typo); !errors.Is(err, model.ErrMalformed) {
 			t.Fatalf("key with position %d changed: err %v, want ErrMalformed", i, err)
 		}
 	}
@@ -161,11 +161,11 @@ func TestAuthenticate(t *testing.T) {
 		t.Errorf("scheme is case-insensitive, got %v", err)
 	}
 	for header, want := range map[string]error{
-		"":                   auth.ErrNoKey,
-		"Basic " + plain:     auth.ErrMalformed,
-		"Bearer":             auth.ErrMalformed,
-		"Bearer folio_short": auth.ErrMalformed,
-		"Bearer " + strings.ToUpper(plain[:6]) + plain[6:]: auth.ErrMalformed,
+		"":                   model.ErrNoKey,
+		"Basic " + plain:     model.ErrMalformed,
+		"Bearer":             model.ErrMalformed,
+		"Bearer folio_short": model.ErrMalformed,
+		"Bearer " + strings.ToUpper(plain[:6]) + plain[6:]: model.ErrMalformed,
 	} {
 		if _, err := keys.Authenticate(ctx, header); !errors.Is(err, want) {
 			t.Errorf("Authenticate(%q) = %v, want %v", header, err, want)
@@ -174,13 +174,13 @@ func TestAuthenticate(t *testing.T) {
 
 	// A well-formed key that was never issued.
 	unknown := wellFormedUnissued(t)
-	if _, err := keys.Authenticate(ctx, "Bearer "+unknown); !errors.Is(err, auth.ErrUnknownKey) {
+	if _, err := keys.Authenticate(ctx, "Bearer "+unknown); !errors.Is(err, model.ErrUnknownKey) {
 		t.Errorf("unissued key: %v, want ErrUnknownKey", err)
 	}
 
 	// Expired: move the clock past the expiry.
 	keys.Now = func() time.Time { return time.Now().Add(8 * 24 * time.Hour) }
-	if _, err := keys.Authenticate(ctx, "Bearer "+plain); !errors.Is(err, auth.ErrUnknownKey) {
+	if _, err := keys.Authenticate(ctx, "Bearer "+plain); !errors.Is(err, model.ErrUnknownKey) {
 		t.Errorf("expired key: %v, want ErrUnknownKey", err)
 	}
 	keys.Now = time.Now
@@ -189,7 +189,7 @@ func TestAuthenticate(t *testing.T) {
 	if err := store.DB.RevokeAPIKey(ctx, p.ID, rec.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := keys.Authenticate(ctx, "Bearer "+plain); !errors.Is(err, auth.ErrUnknownKey) {
+	if _, err := keys.Authenticate(ctx, "Bearer "+plain); !errors.Is(err, model.ErrUnknownKey) {
 		t.Errorf("revoked key: %v, want ErrUnknownKey", err)
 	}
 }
@@ -272,7 +272,7 @@ func TestRevocationFromAnotherHandleSeenAtOnce(t *testing.T) {
 			switch err := <-errs; {
 			case err == nil:
 				ok++
-			case errors.Is(err, auth.ErrUnknownKey):
+			case errors.Is(err, model.ErrUnknownKey):
 				refused++
 			default:
 				t.Fatal(err)
@@ -353,7 +353,7 @@ func TestNoRequestAfterARevocationAuthenticates(t *testing.T) {
 						late.Add(1)
 					case err == nil:
 						before.Add(1)
-					case !errors.Is(err, auth.ErrUnknownKey):
+					case !errors.Is(err, model.ErrUnknownKey):
 						t.Error(err)
 						return
 					}

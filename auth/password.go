@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/folio-docs/folio/model"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -19,13 +20,10 @@ const (
 	argonKeyLen  = 32
 )
 
-// MinPasswordLen is the shortest password accepted.
-const MinPasswordLen = 8
-
 // HashPassword returns an argon2id hash of password in PHC string format.
 func HashPassword(password string) (string, error) {
-	if len(password) < MinPasswordLen {
-		return "", fmt.Errorf("password must be at least %d characters", MinPasswordLen)
+	if len(password) < model.MinPasswordLen {
+		return "", model.ErrPasswordTooShort
 	}
 	salt := make([]byte, 16)
 	rand.Read(salt)

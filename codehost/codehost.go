@@ -29,7 +29,7 @@ type Host interface {
 	Changes(ctx context.Context, base, branch string) (Changes, error)
 	// Merge lands branch into base: in the repository itself (local) or
 	// by merging the branch's pull request (GitHub). It returns the new
-	// head of base, ErrNothingToMerge or ErrMergeConflict.
+	// head of base, model.ErrNothingToMerge or model.ErrMergeConflict.
 	Merge(ctx context.Context, base, branch string) (string, error)
 }
 
@@ -37,8 +37,6 @@ type Host interface {
 var (
 	ErrRepositoryNotFound = errors.New("codehost: the repository does not exist or cannot be reached with Folio's credentials")
 	ErrRefNotFound        = errors.New("codehost: the branch does not exist in the repository")
-	ErrNothingToMerge     = errors.New("codehost: there is nothing to merge")
-	ErrMergeConflict      = errors.New("codehost: the branch does not merge cleanly")
 )
 
 // ErrNoGitHubToken means a GitHub repository was asked for on a server

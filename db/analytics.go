@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // PageView is one stored page view, dictionary-encoded.
@@ -67,13 +69,13 @@ func (d *DB) AnalyticsSite(ctx context.Context, projectID string) (int64, error)
 	return id, nil
 }
 
-// AnalyticsSiteID returns the site id of a project, or ErrNotFound when it
+// AnalyticsSiteID returns the site id of a project, or model.ErrNotFound when it
 // has never had traffic.
 func (d *DB) AnalyticsSiteID(ctx context.Context, projectID string) (int64, error) {
 	var id int64
 	err := d.r.QueryRowContext(ctx, `/* DB.AnalyticsSiteID */ SELECT id FROM analytics_sites WHERE project_id = ?`, projectID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, ErrNotFound
+		return 0, model.ErrNotFound
 	}
 	if err != nil {
 		return 0, fmt.Errorf("db: unable to fetch the analytics site of project %s: %w", projectID, err)
@@ -112,10 +114,6 @@ type EventBatch struct {
 	BodyHash []byte
 }
 
-// ErrIdempotencyConflict is an Idempotency-Key reused with another body
-// within IdempotencyTTL.
-var ErrIdempotencyConflict = fmt.Errorf("idempotency key reused with another request body: %w", ErrConflict)
-
 // InsertPageViews stores views for a site in one transaction and returns how
 // many were stored (views whose log line was imported before are skipped).
 // Everything is written with multi-row statements: the batch's imported-line
@@ -130,7 +128,7 @@ func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsD
 // Idempotency-Key (batch may be nil): when the same key came with the same
 // body within IdempotencyTTL, nothing is stored and the first answer is
 // returned with replayed true; with another body it is
-// ErrIdempotencyConflict. The check and the insert are one transaction.
+// model.ErrIdempotencyConflict. The check and the insert are one transaction.
 func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
 	newPaths := map[string]int64{}
 	// Prepared outside the transaction: the writer has one connection.
@@ -154,7 +152,7 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 			case created < millis(now.Add(-IdempotencyTTL)):
 				// Expired: the key names a new batch.
 			case !bytes.Equal(hash, batch.BodyHash):
-				return ErrIdempotencyConflict
+				return model.ErrIdempotencyConflict
 			default:
 				stored, replayed = int(accepted), true
 				return nil
@@ -245,7 +243,7 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 			siteID, batch.Key, batch.BodyHash, stored, millis(now))
 		return err
 	})
-	if errors.Is(err, ErrIdempotencyConflict) {
+	if errors.Is(err, model.ErrIdempotencyConflict) {
 		return 0, false, err
 	}
 	if err != nil {
@@ -388,14 +386,14 @@ func (d *DB) AnalyticsMaxViewID(ctx context.Context, siteID int64) (int64, error
 	return id.Int64, nil
 }
 
-// AnalyticsView reads one view of a site by id, or ErrNotFound: an index
+// AnalyticsView reads one view of a site by id, or model.ErrNotFound: an index
 // snapshot checks with it that the view it ends at is the database's.
 func (d *DB) AnalyticsView(ctx context.Context, siteID, id int64) (PageView, error) {
 	v := PageView{ID: id}
 	err := d.r.QueryRowContext(ctx, `/* DB.AnalyticsView */ SELECT at, path_id, visitor_id, class FROM analytics_views WHERE id = ? AND site_id = ?`,
 		id, siteID).Scan(&v.At, &v.PathID, &v.VisitorID, &v.Class)
 	if errors.Is(err, sql.ErrNoRows) {
-		return v, ErrNotFound
+		return v, model.ErrNotFound
 	}
 	if err != nil {
 		return v, fmt.Errorf("db: unable to read page view %d: %w", id, err)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 const apiKeyColumns = `id, project_id, name, hash, last_four, scope, created_at, expires_at, last_used_at, revoked_at`
@@ -33,7 +35,7 @@ func (d *DB) APIKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
 	k, err := scanAPIKey(d.r.QueryRowContext(rctx, `/* DB.APIKeyByHash */
 		SELECT `+apiKeyColumns+` FROM api_keys WHERE hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
-		return APIKey{}, ErrNotFound
+		return APIKey{}, model.ErrNotFound
 	}
 	if err != nil {
 		return APIKey{}, fmt.Errorf("db: unable to fetch API key: %w", err)
@@ -56,7 +58,7 @@ func (d *DB) AuthKeyByHash(ctx context.Context, hash []byte) (APIKey, error) {
 		SELECT id, project_id, hash, scope, expires_at, last_used_at, revoked_at FROM api_keys WHERE hash = ?`, hash).
 		Scan(&k.ID, &k.ProjectID, &k.Hash, &k.Scope, &expires, &used, &revoked)
 	if errors.Is(err, sql.ErrNoRows) {
-		return APIKey{}, ErrNotFound
+		return APIKey{}, model.ErrNotFound
 	}
 	if err != nil {
 		return APIKey{}, fmt.Errorf("db: unable to fetch API key: %w", err)
@@ -104,7 +106,7 @@ func (d *DB) RevokeAPIKey(ctx context.Context, projectID, keyID string) error {
 		return fmt.Errorf("db: unable to revoke API key %s: %w", keyID, err)
 	}
 	if n == 0 {
-		return ErrNotFound
+		return model.ErrNotFound
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 func TestMigrateTwiceAppliesNothingNew(t *testing.T) {
@@ -50,7 +51,7 @@ func TestUsersProjectsKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.CreateUser(ctx, "ada@example.com", "hash"); !errors.Is(err, db.ErrEmailTaken) {
+	if _, err := d.CreateUser(ctx, "ada@example.com", "hash"); !errors.Is(err, model.ErrEmailTaken) {
 		t.Fatalf("duplicate email (other case): %v, want ErrEmailTaken", err)
 	}
 	if got, err := d.UserByEmail(ctx, "ADA@example.com"); err != nil || got.ID != u.ID {
@@ -78,10 +79,10 @@ func TestUsersProjectsKeys(t *testing.T) {
 	if got.Model != "gpt-x" || got.WebhookURL != "https://hooks.example/folio" {
 		t.Errorf("update not stored: %+v", got)
 	}
-	if _, err := d.ProjectByID(ctx, "nope"); !errors.Is(err, db.ErrNotFound) {
+	if _, err := d.ProjectByID(ctx, "nope"); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("unknown project: %v, want ErrNotFound", err)
 	}
-	if err := d.RevokeAPIKey(ctx, p.ID, "nope"); !errors.Is(err, db.ErrNotFound) {
+	if err := d.RevokeAPIKey(ctx, p.ID, "nope"); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("revoke unknown key: %v, want ErrNotFound", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // IdempotencyTTL is how long an Idempotency-Key of job creation is honoured.
@@ -30,7 +32,7 @@ func (d *DB) IdempotencyKeyByKey(ctx context.Context, projectID, key string) (Id
 		WHERE project_id = ? AND key = ? AND created_at >= ?`,
 		projectID, key, millis(time.Now().Add(-IdempotencyTTL))).Scan(&k.BodyHash, &k.JobID, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return IdempotencyKey{}, ErrNotFound
+		return IdempotencyKey{}, model.ErrNotFound
 	}
 	if err != nil {
 		return IdempotencyKey{}, fmt.Errorf("db: unable to fetch an idempotency key: %w", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-docs/folio/model"
 	"github.com/mattn/go-sqlite3"
 )
 
@@ -28,7 +29,7 @@ func (d *DB) CreateInvitation(ctx context.Context, inv Invitation) (Invitation, 
 		VALUES (?, ?, ?, ?, nullif(?, ''), ?, ?)`,
 		inv.ID, inv.ProjectID, inv.Email, inv.Hash, inv.InvitedBy, millis(inv.CreatedAt), millis(inv.ExpiresAt))
 	if isForeignKeyViolation(err) { // no such project
-		return Invitation{}, ErrNotFound
+		return Invitation{}, model.ErrNotFound
 	}
 	if err != nil {
 		return Invitation{}, fmt.Errorf("db: unable to create invitation: %w", err)
@@ -50,7 +51,7 @@ func invitationByHash(ctx context.Context, q querier, hash []byte) (Invitation, 
 	inv, err := scanInvitation(q.QueryRowContext(ctx, `/* DB.InvitationByHash */
 		SELECT `+invitationColumns+invitationFrom+` WHERE i.hash = ?`, hash))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Invitation{}, ErrNotFound
+		return Invitation{}, model.ErrNotFound
 	}
 	if err != nil {
 		return Invitation{}, fmt.Errorf("db: unable to fetch invitation: %w", err)
@@ -79,21 +80,21 @@ func (d *DB) InvitationsForProject(ctx context.Context, projectID string) ([]Inv
 }
 
 // RevokeInvitation stops one of the project's invitations from working. An
-// invitation of another project is ErrNotFound; a used one cannot be
-// revoked (ErrInvitationUsed); revoking twice is harmless.
+// invitation of another project is model.ErrNotFound; a used one cannot be
+// revoked (model.ErrInvitationUsed); revoking twice is harmless.
 func (d *DB) RevokeInvitation(ctx context.Context, projectID, id string) error {
 	return d.tx(ctx, func(tx *sql.Tx) error {
 		var used sql.NullInt64
 		err := tx.QueryRowContext(ctx, `/* DB.RevokeInvitation */
 			SELECT used_at FROM invitations WHERE id = ? AND project_id = ?`, id, projectID).Scan(&used)
 		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
+			return model.ErrNotFound
 		}
 		if err != nil {
 			return fmt.Errorf("db: unable to revoke invitation %s: %w", id, err)
 		}
 		if used.Valid {
-			return ErrInvitationUsed
+			return model.ErrInvitationUsed
 		}
 		if _, err := tx.ExecContext(ctx, `/* DB.RevokeInvitation */
 			UPDATE invitations SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?`, millis(time.Now()), id); err != nil {
@@ -128,7 +129,7 @@ func (d *DB) SignUpWithInvitation(ctx context.Context, hash []byte, passwordHash
 
 // AcceptInvitation makes an existing user a member of the invitation's
 // project and uses the invitation up. The invitation must be for the user's
-// email address (ErrInvitationEmail).
+// email address (model.ErrInvitationEmail).
 func (d *DB) AcceptInvitation(ctx context.Context, hash []byte, u User, now time.Time) (Invitation, error) {
 	var inv Invitation
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -137,7 +138,7 @@ func (d *DB) AcceptInvitation(ctx context.Context, hash []byte, u User, now time
 			return err
 		}
 		if !strings.EqualFold(inv.Email, u.Email) {
-			return ErrInvitationEmail
+			return model.ErrInvitationEmail
 		}
 		return redeemInvitation(ctx, tx, &inv, u.ID, now)
 	})

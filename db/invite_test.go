@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 func hashOf(token string) []byte {
@@ -40,14 +41,14 @@ func TestCreateFirstUserIsAtomic(t *testing.T) {
 		switch {
 		case err == nil:
 			won++
-		case !errors.Is(err, db.ErrNotFirstUser):
+		case !errors.Is(err, model.ErrNotFirstUser):
 			t.Errorf("sign-up %d: %v, want nil or ErrNotFirstUser", i, err)
 		}
 	}
 	if count, _ := d.CountUsers(ctx); won != 1 || count != 1 {
 		t.Fatalf("%d simultaneous first sign-ups: %d succeeded, %d users stored; want exactly 1", n, won, count)
 	}
-	if _, err := d.CreateFirstUser(ctx, "late@example.com", "hash"); !errors.Is(err, db.ErrNotFirstUser) {
+	if _, err := d.CreateFirstUser(ctx, "late@example.com", "hash"); !errors.Is(err, model.ErrNotFirstUser) {
 		t.Errorf("a first sign-up after the first: %v, want ErrNotFirstUser", err)
 	}
 }
@@ -87,16 +88,16 @@ func TestInvitationSignUpUsesItOnce(t *testing.T) {
 	if ok, _ := d.IsProjectMember(ctx, p.ID, u.ID); !ok {
 		t.Error("the invited user is not a member")
 	}
-	if _, _, err := d.SignUpWithInvitation(ctx, hashOf("token-grace@example.com"), "pwhash", now); !errors.Is(err, db.ErrInvitationUsed) {
+	if _, _, err := d.SignUpWithInvitation(ctx, hashOf("token-grace@example.com"), "pwhash", now); !errors.Is(err, model.ErrInvitationUsed) {
 		t.Errorf("second use: %v, want ErrInvitationUsed", err)
 	}
-	if err := d.RevokeInvitation(ctx, p.ID, inv.ID); !errors.Is(err, db.ErrInvitationUsed) {
+	if err := d.RevokeInvitation(ctx, p.ID, inv.ID); !errors.Is(err, model.ErrInvitationUsed) {
 		t.Errorf("revoking a used invitation: %v, want ErrInvitationUsed", err)
 	}
-	if _, _, err := d.SignUpWithInvitation(ctx, hashOf("no such token"), "pwhash", now); !errors.Is(err, db.ErrNotFound) {
+	if _, _, err := d.SignUpWithInvitation(ctx, hashOf("no such token"), "pwhash", now); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("unknown token: %v, want ErrNotFound", err)
 	}
-	if _, err := d.CreateInvitation(ctx, db.Invitation{ProjectID: "nope", Email: "x@example.com", Hash: hashOf("x"), ExpiresAt: now}); !errors.Is(err, db.ErrNotFound) {
+	if _, err := d.CreateInvitation(ctx, db.Invitation{ProjectID: "nope", Email: "x@example.com", Hash: hashOf("x"), ExpiresAt: now}); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("invitation to a missing project: %v, want ErrNotFound", err)
 	}
 }
@@ -120,7 +121,7 @@ func TestInvitationUsedBySimultaneousSignUpsOnce(t *testing.T) {
 	for _, err := range errs {
 		if err == nil {
 			won++
-		} else if !errors.Is(err, db.ErrInvitationUsed) {
+		} else if !errors.Is(err, model.ErrInvitationUsed) {
 			t.Errorf("a losing sign-up: %v, want ErrInvitationUsed", err)
 		}
 	}
@@ -135,18 +136,18 @@ func TestInvitationRefusals(t *testing.T) {
 	now := time.Now()
 
 	_, _, expired := invitationWorld(t, d, "late@example.com", now.Add(-time.Minute))
-	if _, _, err := d.SignUpWithInvitation(ctx, expired.Hash, "pwhash", now); !errors.Is(err, db.ErrInvitationExpired) {
+	if _, _, err := d.SignUpWithInvitation(ctx, expired.Hash, "pwhash", now); !errors.Is(err, model.ErrInvitationExpired) {
 		t.Errorf("expired invitation: %v, want ErrInvitationExpired", err)
 	}
 
 	_, p, revoked := invitationWorld(t, d, "gone@example.com", now.Add(time.Hour))
-	if err := d.RevokeInvitation(ctx, "another-project", revoked.ID); !errors.Is(err, db.ErrNotFound) {
+	if err := d.RevokeInvitation(ctx, "another-project", revoked.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("revoking through another project: %v, want ErrNotFound", err)
 	}
 	if err := d.RevokeInvitation(ctx, p.ID, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := d.SignUpWithInvitation(ctx, revoked.Hash, "pwhash", now); !errors.Is(err, db.ErrInvitationRevoked) {
+	if _, _, err := d.SignUpWithInvitation(ctx, revoked.Hash, "pwhash", now); !errors.Is(err, model.ErrInvitationRevoked) {
 		t.Errorf("revoked invitation: %v, want ErrInvitationRevoked", err)
 	}
 	if list, _ := d.InvitationsForProject(ctx, p.ID); len(list) != 1 || list[0].State(now) != db.InvitationRevoked {
@@ -156,7 +157,7 @@ func TestInvitationRefusals(t *testing.T) {
 	// An existing account joins with an invitation for its own address only.
 	_, p2, inv := invitationWorld(t, d, "Ada@example.com", now.Add(time.Hour))
 	other, _ := d.CreateUser(ctx, "mallory@example.com", "hash")
-	if _, err := d.AcceptInvitation(ctx, inv.Hash, other, now); !errors.Is(err, db.ErrInvitationEmail) {
+	if _, err := d.AcceptInvitation(ctx, inv.Hash, other, now); !errors.Is(err, model.ErrInvitationEmail) {
 		t.Errorf("accepting someone else's invitation: %v, want ErrInvitationEmail", err)
 	}
 	ada, _ := d.CreateUser(ctx, "ada@example.com", "hash")
@@ -177,7 +178,7 @@ func TestSignUpWithInvitationForATakenEmailChangesNothing(t *testing.T) {
 	now := time.Now()
 	_, _, inv := invitationWorld(t, d, "ada@example.com", now.Add(time.Hour))
 	d.CreateUser(ctx, "ADA@example.com", "hash")
-	if _, _, err := d.SignUpWithInvitation(ctx, inv.Hash, "pwhash", now); !errors.Is(err, db.ErrEmailTaken) {
+	if _, _, err := d.SignUpWithInvitation(ctx, inv.Hash, "pwhash", now); !errors.Is(err, model.ErrEmailTaken) {
 		t.Fatalf("sign-up for a taken email: %v, want ErrEmailTaken", err)
 	}
 	if got, _ := d.InvitationByHash(ctx, inv.Hash); got.State(now) != db.InvitationPending {
@@ -191,10 +192,10 @@ func TestRemoveProjectMemberKeepsOne(t *testing.T) {
 	a, _ := d.CreateUser(ctx, "a@example.com", "hash")
 	b, _ := d.CreateUser(ctx, "b@example.com", "hash")
 	p, _ := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "acme/docs", OwnerID: a.ID})
-	if err := d.RemoveProjectMember(ctx, p.ID, a.ID); !errors.Is(err, db.ErrLastMember) {
+	if err := d.RemoveProjectMember(ctx, p.ID, a.ID); !errors.Is(err, model.ErrLastMember) {
 		t.Fatalf("removing the only member: %v, want ErrLastMember", err)
 	}
-	if err := d.RemoveProjectMember(ctx, p.ID, b.ID); !errors.Is(err, db.ErrNotFound) {
+	if err := d.RemoveProjectMember(ctx, p.ID, b.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("removing a non-member: %v, want ErrNotFound", err)
 	}
 	// Two members removing each other at once leave one.

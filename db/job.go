@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 const jobColumns = `id, project_id, status, repository, ref, model, branch, pr_link, error_code, error_message,
@@ -33,7 +35,7 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
 // CreateJob stores a new active job on turn 1 with its first prompt, and,
 // when idem is given, the Idempotency-Key that created it. A live key of the
-// same project already stored gives ErrConflict.
+// same project already stored gives model.ErrConflict.
 func (d *DB) CreateJob(ctx context.Context, j Job, prompt string, idem *IdempotencyKey) (Job, error) {
 	t := now()
 	j.ID, j.Status, j.Turn, j.CreatedAt, j.UpdatedAt = NewID(), JobActive, 1, t, t
@@ -55,7 +57,7 @@ func (d *DB) CreateJob(ctx context.Context, j Job, prompt string, idem *Idempote
 		return insertIdempotencyKey(ctx, tx, *idem, j.ID, t)
 	})
 	if isUniqueViolation(err) {
-		return Job{}, ErrConflict
+		return Job{}, model.ErrConflict
 	}
 	if err != nil {
 		return Job{}, fmt.Errorf("db: unable to create job: %w", err)
@@ -102,7 +104,7 @@ func (d *DB) JobByID(ctx context.Context, projectID, id string) (Job, error) {
 	j, err := scanJob(d.r.QueryRowContext(rctx, `/* DB.JobByID */
 		SELECT `+jobColumns+` FROM jobs WHERE id = ? AND project_id = ?`, id, projectID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, ErrNotFound
+		return Job{}, model.ErrJobNotFound
 	}
 	if err != nil {
 		return Job{}, fmt.Errorf("db: unable to fetch job %s: %w", id, err)
@@ -131,7 +133,7 @@ func (d *DB) JobViewByID(ctx context.Context, projectID, id string) (Job, error)
 		Scan(&j.ID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink, &j.ErrorCode, &j.ErrorMessage,
 			&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, ErrNotFound
+		return Job{}, model.ErrJobNotFound
 	}
 	if err != nil {
 		return Job{}, fmt.Errorf("db: unable to fetch job %s: %w", id, err)
@@ -149,7 +151,7 @@ func (d *DB) JobProjectID(ctx context.Context, id string) (string, error) {
 	var pid string
 	err := d.r.QueryRowContext(ctx, `/* DB.JobProjectID */ SELECT project_id FROM jobs WHERE id = ?`, id).Scan(&pid)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
+		return "", model.ErrJobNotFound
 	}
 	if err != nil {
 		return "", fmt.Errorf("db: unable to fetch job %s: %w", id, err)
@@ -236,7 +238,7 @@ func jobTx(ctx context.Context, tx *sql.Tx, projectID, id string) (Job, error) {
 	j, err := scanJob(tx.QueryRowContext(ctx, `/* DB.jobTx */
 		SELECT `+jobColumns+` FROM jobs WHERE id = ? AND (? = '' OR project_id = ?)`, id, projectID, projectID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, ErrNotFound
+		return Job{}, model.ErrJobNotFound
 	}
 	return j, err
 }
@@ -272,7 +274,7 @@ func saveJobTx(ctx context.Context, tx *sql.Tx, from JobStatus, j Job) error {
 // AddJobPrompt stores a follow-up. On a completed or failed job it starts a
 // new turn (started reports true: the caller enqueues it); on an active job
 // the prompt waits for the turn after the current one. An archived job
-// gives ErrJobArchived.
+// gives model.ErrJobArchived.
 func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string, idem *IdempotencyKey) (j Job, started bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		read, err := jobTx(ctx, tx, projectID, id)
@@ -301,15 +303,15 @@ func (d *DB) AddJobPrompt(ctx context.Context, projectID, id, prompt string, ide
 		return err
 	})
 	if isUniqueViolation(err) {
-		return Job{}, false, ErrConflict
+		return Job{}, false, model.ErrConflict
 	}
-	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) {
+	if err != nil && !errors.Is(err, model.ErrNotFound) && !errors.Is(err, model.ErrJobArchived) {
 		err = fmt.Errorf("db: unable to add a prompt to job %s: %w", id, err)
 	}
 	return j, started, err
 }
 
-// ArchiveJob archives a job in any state but archived (ErrJobArchived).
+// ArchiveJob archives a job in any state but archived (model.ErrJobArchived).
 func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) {
 	var j Job
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -326,7 +328,7 @@ func (d *DB) ArchiveJob(ctx context.Context, projectID, id string) (Job, error) 
 		j, err = countStatusChange(ctx, tx, j.ID)
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) {
+	if err != nil && !errors.Is(err, model.ErrNotFound) && !errors.Is(err, model.ErrJobArchived) {
 		err = fmt.Errorf("db: unable to archive job %s: %w", id, err)
 	}
 	return j, err
@@ -346,7 +348,7 @@ func archiveTx(ctx context.Context, tx *sql.Tx, from JobStatus, j Job) error {
 // diff that was merged, and archives the job as ArchiveJob does, whatever
 // its state. A job archived before keeps its archivedAt (its pull request
 // was merged after it was put away); archived reports whether this call
-// archived it. A job whose merge is recorded already gives ErrJobArchived.
+// archived it. A job whose merge is recorded already gives model.ErrJobArchived.
 func (d *DB) MergeJob(ctx context.Context, projectID, id, commit, diff string) (j Job, archived bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		read, err := jobTx(ctx, tx, projectID, id)
@@ -372,7 +374,7 @@ func (d *DB) MergeJob(ctx context.Context, projectID, id, commit, diff string) (
 		}
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) {
+	if err != nil && !errors.Is(err, model.ErrNotFound) && !errors.Is(err, model.ErrJobArchived) {
 		err = fmt.Errorf("db: unable to record the merge of job %s: %w", id, err)
 	}
 	return j, archived, err
@@ -383,7 +385,7 @@ func (d *DB) MergedDiff(ctx context.Context, id string) (string, error) {
 	var diff string
 	err := d.r.QueryRowContext(ctx, `/* DB.MergedDiff */ SELECT merged_diff FROM jobs WHERE id = ?`, id).Scan(&diff)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", ErrNotFound
+		return "", model.ErrJobNotFound
 	}
 	if err != nil {
 		return "", fmt.Errorf("db: unable to read the merged diff of job %s: %w", id, err)
@@ -392,7 +394,7 @@ func (d *DB) MergedDiff(ctx context.Context, id string) (string, error) {
 }
 
 // CancelJob fails an active job with code, dropping its queued follow-ups.
-// A job that is not active gives ErrJobNotActive (ErrJobArchived if archived).
+// A job that is not active gives model.ErrJobNotActive (model.ErrJobArchived if archived).
 func (d *DB) CancelJob(ctx context.Context, projectID, id, code, message string) (Job, error) {
 	var j Job
 	err := d.tx(ctx, func(tx *sql.Tx) error {
@@ -406,7 +408,7 @@ func (d *DB) CancelJob(ctx context.Context, projectID, id, code, message string)
 		j, err = failTx(ctx, tx, read.Status, j)
 		return err
 	})
-	if err != nil && !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrJobArchived) && !errors.Is(err, ErrJobNotActive) {
+	if err != nil && !errors.Is(err, model.ErrNotFound) && !errors.Is(err, model.ErrJobArchived) && !errors.Is(err, model.ErrJobNotActive) {
 		err = fmt.Errorf("db: unable to cancel job %s: %w", id, err)
 	}
 	return j, err
@@ -438,7 +440,7 @@ func dropQueuedPrompts(ctx context.Context, tx *sql.Tx, j Job) error {
 func (d *DB) ClaimJobRun(ctx context.Context, id string, turn, recovery int, owner string, leaseUntil time.Time) (j Job, ok bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		read, err := jobTx(ctx, tx, "", id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, model.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
@@ -467,7 +469,7 @@ func (d *DB) ClaimJobRun(ctx context.Context, id string, turn, recovery int, own
 func (d *DB) runTransition(ctx context.Context, id string, change func(Job) (Job, error)) (ok bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {
 		read, err := jobTx(ctx, tx, "", id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, model.ErrNotFound) {
 			return nil
 		}
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // A transition is written only over the status it was decided on: the
@@ -113,8 +115,8 @@ func TestJobTransitionsAreStored(t *testing.T) {
 	check("completed", func(g Job) bool {
 		return g.Status == JobCompleted && g.PRLink == "https://pr/1" && *g.Summary == "two" && g.Problems == "[]" && g.StatusChanges == 2
 	})
-	if _, err := d.CancelJob(ctx, j.ProjectID, j.ID, "canceled", "Stop."); !errors.Is(err, ErrJobNotActive) {
-		t.Fatalf("cancel of a completed job: %v, want ErrJobNotActive", err)
+	if _, err := d.CancelJob(ctx, j.ProjectID, j.ID, "canceled", "Stop."); !errors.Is(err, model.ErrJobNotActive) {
+		t.Fatalf("cancel of a completed job: %v, want model.ErrJobNotActive", err)
 	}
 
 	// A follow-up on the completed job starts turn 3, which fails.
@@ -145,17 +147,17 @@ func TestJobTransitionsAreStored(t *testing.T) {
 		t.Fatalf("merged diff %q, %v", diff, err)
 	}
 	before := stored()
-	if _, _, err := d.MergeJob(ctx, j.ProjectID, j.ID, "other", ""); !errors.Is(err, ErrJobArchived) {
-		t.Fatalf("second merge: %v, want ErrJobArchived", err)
+	if _, _, err := d.MergeJob(ctx, j.ProjectID, j.ID, "other", ""); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("second merge: %v, want model.ErrJobArchived", err)
 	}
-	if _, err := d.ArchiveJob(ctx, j.ProjectID, j.ID); !errors.Is(err, ErrJobArchived) {
-		t.Fatalf("archive of an archived job: %v, want ErrJobArchived", err)
+	if _, err := d.ArchiveJob(ctx, j.ProjectID, j.ID); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("archive of an archived job: %v, want model.ErrJobArchived", err)
 	}
-	if _, _, err := d.AddJobPrompt(ctx, j.ProjectID, j.ID, "late", nil); !errors.Is(err, ErrJobArchived) {
-		t.Fatalf("follow-up on an archived job: %v, want ErrJobArchived", err)
+	if _, _, err := d.AddJobPrompt(ctx, j.ProjectID, j.ID, "late", nil); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("follow-up on an archived job: %v, want model.ErrJobArchived", err)
 	}
-	if _, err := d.CancelJob(ctx, j.ProjectID, j.ID, "canceled", "Stop."); !errors.Is(err, ErrJobArchived) {
-		t.Fatalf("cancel of an archived job: %v, want ErrJobArchived", err)
+	if _, err := d.CancelJob(ctx, j.ProjectID, j.ID, "canceled", "Stop."); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("cancel of an archived job: %v, want model.ErrJobArchived", err)
 	}
 	refused(claim(3, 0, "f"))
 	if after := stored(); after.UpdatedAt != before.UpdatedAt || after.StatusChanges != before.StatusChanges || after.MergeCommit != "c0ffee" {

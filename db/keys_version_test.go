@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/folio-docs/folio/model"
 )
 
 func openMigrated(t *testing.T, path string) *DB {
@@ -56,8 +58,8 @@ func TestKeysVersionIsSharedAndMovedByRevocation(t *testing.T) {
 		t.Fatalf("after a revocation the version is %d (ok %v), want even and above %d", v, ok, v0)
 	}
 	// Revoking a key that does not exist still says so.
-	if err := cli.RevokeAPIKey(ctx, p.ID, "nope"); err != ErrNotFound {
-		t.Fatalf("revoking an unknown key: %v, want ErrNotFound", err)
+	if err := cli.RevokeAPIKey(ctx, p.ID, "nope"); err != model.ErrNotFound {
+		t.Fatalf("revoking an unknown key: %v, want model.ErrNotFound", err)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // ProjectMembers lists a project's members in the order they joined.
@@ -34,11 +36,8 @@ func (d *DB) ProjectMembers(ctx context.Context, projectID string) ([]Member, er
 // package.
 func (d *DB) SessionStore() *sql.DB { return d.w.db }
 
-// ErrLastMember is returned when removing a project's only member.
-var ErrLastMember = fmt.Errorf("a project keeps at least one member: %w", ErrConflict)
-
 // RemoveProjectMember takes a user out of a project. A user who is not a
-// member is ErrNotFound; the project's only member stays (ErrLastMember).
+// member is model.ErrNotFound; the project's only member stays (model.ErrLastMember).
 // Checking and deleting share one write transaction, so two members removing
 // each other at once cannot leave the project with nobody.
 func (d *DB) RemoveProjectMember(ctx context.Context, projectID, userID string) error {
@@ -51,10 +50,10 @@ func (d *DB) RemoveProjectMember(ctx context.Context, projectID, userID string) 
 			return fmt.Errorf("db: unable to remove member from project %s: %w", projectID, err)
 		}
 		if isMember == 0 {
-			return ErrNotFound
+			return model.ErrNotFound
 		}
 		if members == 1 {
-			return ErrLastMember
+			return model.ErrLastMember
 		}
 		if _, err := tx.ExecContext(ctx, `/* DB.RemoveProjectMember */
 			DELETE FROM project_members WHERE project_id = ? AND user_id = ?`, projectID, userID); err != nil {

@@ -34,15 +34,3 @@ const (
 	WebhookDelivered  = model.WebhookDelivered
 	WebhookPending    = model.WebhookPending
 )
-
-// Errors callers match with errors.Is, the same values as model's.
-var (
-	ErrConflict          = model.ErrConflict
-	ErrInvitationEmail   = model.ErrInvitationEmail
-	ErrInvitationExpired = model.ErrInvitationExpired
-	ErrInvitationRevoked = model.ErrInvitationRevoked
-	ErrInvitationUsed    = model.ErrInvitationUsed
-	ErrJobArchived       = model.ErrJobArchived
-	ErrJobNotActive      = model.ErrJobNotActive
-	ErrNotFound          = model.ErrNotFound
-)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 // dbWithKey is a migrated database holding one project with one read key,
@@ -144,7 +145,7 @@ func TestAuthKeyByHashAgreesWithTheFullRecord(t *testing.T) {
 	if err != nil || got.ExpiresAt == nil || !got.ExpiresAt.Equal(exp) || got.Scope != db.ScopeRead || got.Active(time.Now()) {
 		t.Errorf("expired key: %+v, %v", got, err)
 	}
-	if _, err := d.AuthKeyByHash(ctx, bytes.Repeat([]byte{9}, 32)); !errors.Is(err, db.ErrNotFound) {
+	if _, err := d.AuthKeyByHash(ctx, bytes.Repeat([]byte{9}, 32)); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("unknown key: %v, want ErrNotFound", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 const projectColumns = `id, name, repository, ref, model, coalesce(owner_id, ''), webhook_url, webhook_secret, draft_prs, allowed_domains, created_at, updated_at`
@@ -49,7 +51,7 @@ func (d *DB) UpdateProject(ctx context.Context, p Project) (Project, error) {
 		return Project{}, fmt.Errorf("db: unable to update project %s: %w", p.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Project{}, ErrNotFound
+		return Project{}, model.ErrProjectNotFound
 	}
 	return p, nil
 }
@@ -59,7 +61,7 @@ func (d *DB) ProjectByID(ctx context.Context, id string) (Project, error) {
 	row := d.r.QueryRowContext(ctx, `/* DB.ProjectByID */ SELECT `+projectColumns+` FROM projects WHERE id = ?`, id)
 	p, err := scanProject(row)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Project{}, ErrNotFound
+		return Project{}, model.ErrProjectNotFound
 	}
 	if err != nil {
 		return Project{}, fmt.Errorf("db: unable to fetch project %s: %w", id, err)

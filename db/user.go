@@ -8,14 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-docs/folio/model"
 	"github.com/mattn/go-sqlite3"
 )
-
-// ErrEmailTaken is returned when a user with the same email exists.
-var ErrEmailTaken = fmt.Errorf("email already registered: %w", ErrConflict)
-
-// ErrNotFirstUser is returned by CreateFirstUser when an account exists.
-var ErrNotFirstUser = fmt.Errorf("a user exists already: %w", ErrConflict)
 
 // CreateUser stores a new user with an already-hashed password.
 func (d *DB) CreateUser(ctx context.Context, email, passwordHash string) (User, error) {
@@ -23,7 +18,7 @@ func (d *DB) CreateUser(ctx context.Context, email, passwordHash string) (User, 
 }
 
 // CreateFirstUser stores a new user only if there is no user at all
-// (ErrNotFirstUser otherwise). Counting and inserting are one statement in
+// (model.ErrNotFirstUser otherwise). Counting and inserting are one statement in
 // one write transaction, so of simultaneous first sign-ups exactly one wins.
 func (d *DB) CreateFirstUser(ctx context.Context, email, passwordHash string) (User, error) {
 	u := newUser(email, passwordHash)
@@ -36,7 +31,7 @@ func (d *DB) CreateFirstUser(ctx context.Context, email, passwordHash string) (U
 			return fmt.Errorf("db: unable to create the first user: %w", err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return ErrNotFirstUser
+			return model.ErrNotFirstUser
 		}
 		return nil
 	})
@@ -62,7 +57,7 @@ func insertUser(ctx context.Context, ex execer, email, passwordHash, tag string)
 		INSERT INTO users (id, email, password_hash, created_at) VALUES (?, ?, ?, ?)`,
 		u.ID, u.Email, u.PasswordHash, millis(u.CreatedAt))
 	if isUniqueViolation(err) {
-		return User{}, ErrEmailTaken
+		return User{}, model.ErrEmailTaken
 	}
 	if err != nil {
 		return User{}, fmt.Errorf("db: unable to create user: %w", err)
@@ -96,7 +91,7 @@ func (d *DB) scanUser(row *sql.Row) (User, error) {
 	var created int64
 	err := row.Scan(&u.ID, &u.Email, &u.PasswordHash, &created)
 	if errors.Is(err, sql.ErrNoRows) {
-		return User{}, ErrNotFound
+		return User{}, model.ErrNotFound
 	}
 	if err != nil {
 		return User{}, fmt.Errorf("db: unable to fetch user: %w", err)

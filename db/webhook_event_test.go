@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // newHookedJob opens two handles on one database file — as serve and a
@@ -55,7 +57,7 @@ func TestWebhookEventSequenceIsExactAcrossHandles(t *testing.T) {
 					changes++
 				}
 				mu.Unlock()
-				if cerr != nil && !errors.Is(cerr, ErrJobNotActive) || perr != nil {
+				if cerr != nil && !errors.Is(cerr, model.ErrJobNotActive) || perr != nil {
 					t.Errorf("cancel: %v; follow-up: %v", cerr, perr)
 					return
 				}

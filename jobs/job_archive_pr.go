@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/model"
 )
 
 // pullRequestDiffTimeout bounds asking GitHub for a merged pull request's
@@ -36,14 +37,14 @@ func (s *Service) ArchiveForPullRequest(ctx context.Context, pr codehost.ClosedP
 		return err
 	}
 	if !strings.EqualFold(strings.TrimSuffix(p.Repository, ".git"), strings.TrimSuffix(pr.Repository, ".git")) {
-		return ErrNotFound
+		return model.ErrNotFound
 	}
 	if pr.Merged {
 		_, err = s.recordMerge(ctx, pid, pr.JobID, pr.MergeCommit, s.mergedDiff(ctx, p.Repository, pr))
 	} else {
 		_, err = s.Archive(ctx, pid, pr.JobID)
 	}
-	if errors.Is(err, ErrArchived) {
+	if errors.Is(err, model.ErrJobArchived) {
 		return nil
 	}
 	return err

@@ -159,7 +159,7 @@ func TestPullRequestClosedOnGitHub(t *testing.T) {
 		openPullRequest(t, gh, j)
 		report := closed(j, gh.MergeOnGitHub(t, 1))
 		report.Repository = "mallory/docs"
-		if err := w.svc.ArchiveForPullRequest(ctx, report); !errors.Is(err, jobs.ErrNotFound) {
+		if err := w.svc.ArchiveForPullRequest(ctx, report); !errors.Is(err, model.ErrNotFound) {
 			t.Fatalf("err = %v, want ErrNotFound", err)
 		}
 		if got := w.get(j.ID); got.Status != model.JobActive {

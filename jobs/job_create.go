@@ -48,7 +48,7 @@ func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string)
 // be one the provider lists (where it lists them): otherwise a FieldError.
 // With an idempotency key, the same key and body within 24 hours give the
 // job created the first time, without counting against the rate limit. If
-// the queue is unreachable nothing is stored (ErrUnavailable).
+// the queue is unreachable nothing is stored (model.ErrQueueUnavailable).
 func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemKey string) (c Created, err error) {
 	defer s.fillQuota(ctx, s.creates, projectID, &c, &err)
 	prompt := req.Prompt
@@ -62,7 +62,7 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 	var idem *db.IdempotencyKey
 	if idemKey != "" {
 		idem = &db.IdempotencyKey{ProjectID: projectID, Key: idemKey, BodyHash: bodyHash(prompt, req.Ref, req.Model)}
-		if c, err := s.replay(ctx, idem); !errors.Is(err, db.ErrNotFound) {
+		if c, err := s.replay(ctx, idem); !errors.Is(err, model.ErrNotFound) {
 			return c, err
 		}
 	}
@@ -82,7 +82,7 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 	quota, err := s.creates.Take(ctx, projectID)
 	if err != nil {
 		s.log.Warn("rate limiter unavailable", "err", err)
-		return Created{}, ErrUnavailable
+		return Created{}, model.ErrQueueUnavailable
 	}
 	if !quota.Allowed {
 		return Created{Quota: quota}, &RateLimitedError{quota}
@@ -92,7 +92,7 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 		modelName = s.cfg.DefaultModel
 	}
 	j, err := s.db.CreateJob(ctx, model.Job{ProjectID: projectID, Repository: project.Repository, Ref: project.Ref, Model: modelName}, prompt, idem)
-	if errors.Is(err, db.ErrConflict) && idem != nil {
+	if errors.Is(err, model.ErrConflict) && idem != nil {
 		// A concurrent request with the same key won the race.
 		s.creates.Refund(ctx, projectID, quota)
 		return s.replay(ctx, idem)
@@ -107,7 +107,7 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 		if derr := s.db.DeleteJob(context.WithoutCancel(ctx), j.ID); derr != nil {
 			return Created{}, fmt.Errorf("jobs: unable to undo job %s after the queue failed: %w", j.ID, derr)
 		}
-		return Created{}, ErrUnavailable
+		return Created{}, model.ErrQueueUnavailable
 	}
 	s.changed(ctx, j.ID)
 	s.notify(ctx, j)
@@ -121,7 +121,7 @@ func (s *Service) replay(ctx context.Context, idem *db.IdempotencyKey) (Created,
 		return Created{}, err
 	}
 	if !bytes.Equal(k.BodyHash, idem.BodyHash) {
-		return Created{}, ErrIdempotencyConflict
+		return Created{}, model.ErrIdempotencyConflict
 	}
 	j, err := s.db.JobByID(ctx, idem.ProjectID, k.JobID)
 	return Created{Job: j, Replayed: true}, err
@@ -131,7 +131,7 @@ func (s *Service) replay(ctx context.Context, idem *db.IdempotencyKey) (Created,
 // stands, so every answer carries the rate-limit headers; Redis being away
 // leaves it empty.
 func (s *Service) fillQuota(ctx context.Context, l *Limiter, projectID string, c *Created, err *error) {
-	if c.Quota.Limit != 0 || errors.Is(*err, ErrUnavailable) {
+	if c.Quota.Limit != 0 || errors.Is(*err, model.ErrQueueUnavailable) {
 		return
 	}
 	if q, perr := l.Peek(ctx, projectID); perr == nil {
@@ -164,10 +164,10 @@ func (s *Service) Message(ctx context.Context, projectID, id, prompt string) (Cr
 
 // FollowUp adds a follow-up prompt. On a completed or failed job it starts a
 // new turn on the same branch with the whole conversation; on an active job
-// it waits for the current run to end; on an archived job it is ErrArchived.
+// it waits for the current run to end; on an archived job it is model.ErrJobArchived.
 // With an idempotency key, the same key and prompt on the same job within
 // 24 hours add the prompt once and answer the job as it stands, without
-// counting against the rate limit; another prompt is ErrIdempotencyConflict.
+// counting against the rate limit; another prompt is model.ErrIdempotencyConflict.
 func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey string) (c Created, err error) {
 	defer s.fillQuota(ctx, s.followUps, projectID, &c, &err)
 	if err := checkPrompt(prompt); err != nil {
@@ -181,7 +181,7 @@ func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey s
 	if idemKey != "" {
 		// Keys of follow-ups live apart from creates', one space per job.
 		idem = &db.IdempotencyKey{ProjectID: projectID, Key: "message:" + j.ID + ":" + idemKey, BodyHash: bodyHash(prompt)}
-		if c, err := s.replay(ctx, idem); !errors.Is(err, db.ErrNotFound) {
+		if c, err := s.replay(ctx, idem); !errors.Is(err, model.ErrNotFound) {
 			return c, err
 		}
 	}
@@ -191,13 +191,13 @@ func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey s
 	quota, err := s.followUps.Take(ctx, projectID)
 	if err != nil {
 		s.log.Warn("rate limiter unavailable", "err", err)
-		return Created{}, ErrUnavailable
+		return Created{}, model.ErrQueueUnavailable
 	}
 	if !quota.Allowed {
 		return Created{Quota: quota}, &RateLimitedError{quota}
 	}
 	j, started, err := s.db.AddJobPrompt(ctx, projectID, id, prompt, idem)
-	if errors.Is(err, db.ErrConflict) && idem != nil {
+	if errors.Is(err, model.ErrConflict) && idem != nil {
 		// A concurrent request with the same key won the race.
 		s.followUps.Refund(ctx, projectID, quota)
 		return s.replay(ctx, idem)

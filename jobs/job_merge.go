@@ -9,13 +9,6 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// Why Merge refused.
-var (
-	ErrBusy           = model.ErrJobBusy
-	ErrNothingToMerge = codehost.ErrNothingToMerge
-	ErrMergeConflict  = codehost.ErrMergeConflict
-)
-
 // Changes is what the job's branch brings to its ref, from the job's code
 // host; for a merged job (by Folio or on GitHub), what the merge brought.
 // The job is returned too, for the review page.
@@ -44,9 +37,9 @@ func (s *Service) Changes(ctx context.Context, projectID, id string) (codehost.C
 
 // Merge lands a completed or failed job's branch in its ref — in the local
 // repository, or by merging its pull request on GitHub — keeps the diff it
-// merged, and archives the job. An active job is ErrBusy, an archived one
-// ErrArchived; a branch with nothing to bring is ErrNothingToMerge, one
-// that does not merge cleanly ErrMergeConflict. A follow-up that arrives
+// merged, and archives the job. An active job is model.ErrJobBusy, an archived one
+// model.ErrJobArchived; a branch with nothing to bring is model.ErrNothingToMerge, one
+// that does not merge cleanly model.ErrMergeConflict. A follow-up that arrives
 // while the branch is being merged is dropped with the archive: the merge
 // has landed.
 func (s *Service) Merge(ctx context.Context, projectID, id string) (model.Job, error) {
@@ -55,7 +48,7 @@ func (s *Service) Merge(ctx context.Context, projectID, id string) (model.Job, e
 		return model.Job{}, err
 	}
 	if _, err := j.Status.Merge(); err != nil {
-		return j, err // ErrArchived, or ErrBusy while its turn is under way
+		return j, err // model.ErrJobArchived, or model.ErrJobBusy while its turn is under way
 	}
 	host, err := s.cfg.Hosts.Open(j.Repository)
 	if err != nil {
@@ -66,14 +59,14 @@ func (s *Service) Merge(ctx context.Context, projectID, id string) (model.Job, e
 		return j, fmt.Errorf("jobs: unable to read the changes of job %s: %w", j.ID, err)
 	}
 	if len(c.Files) == 0 {
-		return j, ErrNothingToMerge
+		return j, model.ErrNothingToMerge
 	}
 	commit, err := host.Merge(ctx, j.Ref, j.Branch)
 	if err != nil {
 		return j, err
 	}
 	merged, err := s.recordMerge(ctx, projectID, id, commit, c.Diff)
-	if errors.Is(err, ErrArchived) {
+	if errors.Is(err, model.ErrJobArchived) {
 		// GitHub's webhook of this very merge was recorded first.
 		return s.db.JobByID(context.WithoutCancel(ctx), projectID, id)
 	}
@@ -83,7 +76,7 @@ func (s *Service) Merge(ctx context.Context, projectID, id string) (model.Job, e
 // recordMerge is the one record of a merge, Folio's or GitHub's: the merge
 // commit and the diff merged, and the job archived as Archive does (a run
 // under way is stopped, queued follow-ups dropped). A merge already
-// recorded is ErrArchived. It survives the caller's cancellation: the
+// recorded is model.ErrJobArchived. It survives the caller's cancellation: the
 // merge has happened.
 func (s *Service) recordMerge(ctx context.Context, projectID, id, commit, diff string) (model.Job, error) {
 	ctx = context.WithoutCancel(ctx)

@@ -49,10 +49,10 @@ func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
 	w.waitStatus(f.ID, model.JobFailed)
 	same(f.ID, "failed")
 
-	if _, err := w.svc.Show(ctx, "another-project", j.ID); !errors.Is(err, jobs.ErrNotFound) {
+	if _, err := w.svc.Show(ctx, "another-project", j.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("Show in another project: %v, want ErrNotFound", err)
 	}
-	if _, err := w.svc.Show(ctx, w.project.ID, "nope"); !errors.Is(err, jobs.ErrNotFound) {
+	if _, err := w.svc.Show(ctx, w.project.ID, "nope"); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("Show of an unknown job: %v, want ErrNotFound", err)
 	}
 }

@@ -147,14 +147,14 @@ func TestArchivedRefusesFollowUpAndArchiveAgain(t *testing.T) {
 	if err != nil || a.Status != model.JobArchived || a.ArchivedAt == nil {
 		t.Fatalf("archive = %+v, %v; want archived with archivedAt", a, err)
 	}
-	if _, err := w.svc.Message(ctx, w.project.ID, j.ID, "more"); !errors.Is(err, jobs.ErrArchived) {
-		t.Fatalf("message on archived: err = %v, want ErrArchived", err)
+	if _, err := w.svc.Message(ctx, w.project.ID, j.ID, "more"); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("message on archived: err = %v, want ErrJobArchived", err)
 	}
-	if _, err := w.svc.Archive(ctx, w.project.ID, j.ID); !errors.Is(err, jobs.ErrArchived) {
-		t.Fatalf("archive twice: err = %v, want ErrArchived", err)
+	if _, err := w.svc.Archive(ctx, w.project.ID, j.ID); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("archive twice: err = %v, want ErrJobArchived", err)
 	}
-	if _, err := w.svc.Cancel(ctx, w.project.ID, j.ID); !errors.Is(err, jobs.ErrArchived) {
-		t.Fatalf("cancel archived: err = %v, want ErrArchived", err)
+	if _, err := w.svc.Cancel(ctx, w.project.ID, j.ID); !errors.Is(err, model.ErrJobArchived) {
+		t.Fatalf("cancel archived: err = %v, want ErrJobArchived", err)
 	}
 }
 
@@ -193,8 +193,8 @@ func TestCancelStopsRunPromptlyAndDropsQueuedFollowUps(t *testing.T) {
 	if len(ms) != 2 || ms[1].Content != "queued" || !ms[1].Dropped {
 		t.Fatalf("messages = %+v, want the queued follow-up dropped", ms)
 	}
-	if _, err := w.svc.Cancel(ctx, w.project.ID, j.ID); !errors.Is(err, jobs.ErrNotActive) {
-		t.Fatalf("cancel of failed job: err = %v, want ErrNotActive", err)
+	if _, err := w.svc.Cancel(ctx, w.project.ID, j.ID); !errors.Is(err, model.ErrJobNotActive) {
+		t.Fatalf("cancel of failed job: err = %v, want ErrJobNotActive", err)
 	}
 	// The dropped follow-up is not history for the next turn.
 	if _, err := w.svc.Message(ctx, w.project.ID, j.ID, "again"); err != nil {

@@ -6,7 +6,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -39,15 +38,6 @@ const DefaultLease = 15 * time.Second
 
 // MaxPromptLength is the longest prompt accepted, in characters.
 const MaxPromptLength = 32000
-
-// Errors callers match with errors.Is.
-var (
-	ErrNotFound            = db.ErrNotFound
-	ErrArchived            = db.ErrJobArchived
-	ErrNotActive           = db.ErrJobNotActive
-	ErrIdempotencyConflict = errors.New("idempotency key reused with another request body")
-	ErrUnavailable         = errors.New("the job queue is unavailable")
-)
 
 // PromptError says why a prompt was refused.
 type PromptError struct{ Message string }

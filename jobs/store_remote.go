@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
@@ -240,7 +239,7 @@ func (e *statusError) Is(target error) bool {
 	switch target {
 	case ErrWorkerToken:
 		return e.status == http.StatusUnauthorized
-	case db.ErrNotFound:
+	case model.ErrNotFound:
 		return e.status == http.StatusNotFound
 	}
 	return false

@@ -2,10 +2,70 @@ package model
 
 import (
 	"errors"
+	"fmt"
 )
 
-// Sentinel errors callers match with errors.Is.
+// The domain's sentinel errors, each defined here once; callers match them
+// with errors.Is, and handlers/httpx.StatusOf answers each in the
+// contract's words. The refusals of a job's transitions sit beside
+// JobStatus, an invitation's beside Invitation. The messages are for logs.
 var (
 	ErrNotFound = errors.New("not found")
+	// ErrJobNotFound and ErrProjectNotFound say what was not found; both
+	// are ErrNotFound.
+	ErrJobNotFound     = fmt.Errorf("job %w", ErrNotFound)
+	ErrProjectNotFound = fmt.Errorf("project %w", ErrNotFound)
+
 	ErrConflict = errors.New("conflict")
+	// ErrIdempotencyConflict is an Idempotency-Key reused within 24 hours
+	// with another request body (a job's prompt, a batch of events).
+	ErrIdempotencyConflict = fmt.Errorf("idempotency key reused with another request body: %w", ErrConflict)
+
+	// ErrQueueUnavailable: the job queue (Redis) cannot be reached, so
+	// nothing was stored.
+	ErrQueueUnavailable = errors.New("the job queue is unavailable")
+
+	// ErrNothingToMerge: the job's branch brings no change to its ref (or,
+	// on GitHub, it has no open pull request). ErrMergeConflict: it does
+	// not merge cleanly, or the code host refused the merge.
+	ErrNothingToMerge = errors.New("there is nothing to merge")
+	ErrMergeConflict  = errors.New("the branch does not merge cleanly")
 )
+
+// Why a request's API key was refused: each is a 401 to the client.
+var (
+	ErrNoKey      = errors.New("no API key")
+	ErrMalformed  = errors.New("malformed API key")
+	ErrUnknownKey = errors.New("unknown, expired or revoked API key")
+)
+
+// Why a key was not issued: a bad scope or expiry (ErrKeyOptions), a name
+// empty once trimmed of spaces or too long (ErrKeyName).
+var (
+	ErrKeyOptions = errors.New("invalid key options")
+	ErrKeyName    = errors.New("invalid key name")
+)
+
+// Why an account, a sign-in or a membership was refused.
+var (
+	ErrNoMatch          = errors.New("the email address and password do not match an account")
+	ErrInvalidEmail     = errors.New("invalid email address")
+	ErrPasswordTooShort = fmt.Errorf("password must be at least %d characters", MinPasswordLen)
+	ErrEmailTaken       = fmt.Errorf("email already registered: %w", ErrConflict)
+	ErrNotFirstUser     = fmt.Errorf("a user exists already: %w", ErrConflict)
+	// ErrInviteOnly and ErrSignupClosed refuse a stranger's sign-up under
+	// FOLIO_SIGNUP=invite and closed; ErrSignupClosed also refuses an
+	// invitation that would create an account.
+	ErrInviteOnly   = errors.New("sign-up is by invitation only")
+	ErrSignupClosed = errors.New("sign-up is closed")
+	// ErrAlreadyMember: the address invited is a member's already.
+	ErrAlreadyMember = errors.New("already a member of the project")
+	// ErrNoAccount: nobody has an account with the email address given.
+	ErrNoAccount = errors.New("no account has this email address")
+	// ErrLastMember: a project keeps at least one member.
+	ErrLastMember = fmt.Errorf("a project keeps at least one member: %w", ErrConflict)
+)
+
+// ErrOriginNotAllowed refuses a tracker's page view from a page outside
+// the project's allowed domains.
+var ErrOriginNotAllowed = errors.New("analytics: origin not allowed for this project")

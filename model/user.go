@@ -4,6 +4,9 @@ import (
 	"time"
 )
 
+// MinPasswordLen is the shortest password accepted (ErrPasswordTooShort).
+const MinPasswordLen = 8
+
 // User is a dashboard admin.
 type User struct {
 	ID           string

@@ -4,19 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
-)
-
-// Why the service refused.
-var (
-	// ErrNotFound: no such project, or the user is not a member of it;
-	// no such member.
-	ErrNotFound = db.ErrNotFound
-	// ErrNoAccount: nobody has an account with the email address given.
-	ErrNoAccount = errors.New("no account has this email address")
-	// ErrLastMember: a project keeps at least one member.
-	ErrLastMember = db.ErrLastMember
 )
 
 // Store is what the projects service needs from storage (db.DB).
@@ -47,20 +35,20 @@ func NewService(store Store, v Validator) *Service {
 	return &Service{store: store, check: v}
 }
 
-// ByID finds a project: ErrNotFound when there is none.
+// ByID finds a project: model.ErrProjectNotFound when there is none.
 func (s *Service) ByID(ctx context.Context, id string) (model.Project, error) {
 	return s.store.ProjectByID(ctx, id)
 }
 
 // ForMember finds a project the user is a member of. To anyone else it
-// does not exist (ErrNotFound).
+// does not exist (model.ErrProjectNotFound).
 func (s *Service) ForMember(ctx context.Context, id, userID string) (model.Project, error) {
 	ok, err := s.store.IsProjectMember(ctx, id, userID)
 	if err != nil {
 		return model.Project{}, err
 	}
 	if !ok {
-		return model.Project{}, ErrNotFound
+		return model.Project{}, model.ErrProjectNotFound
 	}
 	return s.store.ProjectByID(ctx, id)
 }
@@ -97,14 +85,14 @@ func (s *Service) validate(ctx context.Context, p *model.Project, old model.Proj
 }
 
 // Account finds the account with an email address, to own or join a
-// project: ErrNoAccount when there is none.
+// project: model.ErrNoAccount when there is none.
 func (s *Service) Account(ctx context.Context, email string) (model.User, error) {
 	if email == "" {
-		return model.User{}, ErrNoAccount
+		return model.User{}, model.ErrNoAccount
 	}
 	u, err := s.store.UserByEmail(ctx, email)
-	if errors.Is(err, db.ErrNotFound) {
-		return model.User{}, ErrNoAccount
+	if errors.Is(err, model.ErrNotFound) {
+		return model.User{}, model.ErrNoAccount
 	}
 	return u, err
 }
@@ -115,7 +103,7 @@ func (s *Service) Members(ctx context.Context, projectID string) ([]model.Member
 }
 
 // AddMember makes the account with an email address a member of the
-// project (ErrNoAccount when there is none); adding twice is harmless.
+// project (model.ErrNoAccount when there is none); adding twice is harmless.
 func (s *Service) AddMember(ctx context.Context, projectID, email string) (model.User, error) {
 	u, err := s.Account(ctx, email)
 	if err != nil {
@@ -125,8 +113,8 @@ func (s *Service) AddMember(ctx context.Context, projectID, email string) (model
 }
 
 // RemoveMember takes a user out of a project and returns who it was. A
-// user who is not a member is ErrNotFound; the only member stays
-// (ErrLastMember, with the user), so no project is left without an admin.
+// user who is not a member is model.ErrNotFound; the only member stays
+// (model.ErrLastMember, with the user), so no project is left without an admin.
 func (s *Service) RemoveMember(ctx context.Context, projectID, userID string) (model.User, error) {
 	u, err := s.store.UserByID(ctx, userID)
 	if err != nil {

@@ -102,10 +102,10 @@ func TestProjectsAreForMembersOnly(t *testing.T) {
 	ctx := context.Background()
 	s, d, ada := newTestService(t)
 	stranger, _ := d.CreateUser(ctx, "stranger@example.com", "hash")
-	if _, err := s.ForMember(ctx, newDocs(t, s, ada).ID, stranger.ID); !errors.Is(err, projects.ErrNotFound) {
+	if _, err := s.ForMember(ctx, newDocs(t, s, ada).ID, stranger.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("ForMember(a stranger) = %v, want ErrNotFound", err)
 	}
-	if _, err := s.ForMember(ctx, "nope", ada.ID); !errors.Is(err, projects.ErrNotFound) {
+	if _, err := s.ForMember(ctx, "nope", ada.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("ForMember(no such project) = %v, want ErrNotFound", err)
 	}
 }
@@ -117,7 +117,7 @@ func TestMembers(t *testing.T) {
 	p := newDocs(t, s, ada)
 
 	for _, email := range []string{"", "nobody@example.com"} {
-		if _, err := s.AddMember(ctx, p.ID, email); !errors.Is(err, projects.ErrNoAccount) {
+		if _, err := s.AddMember(ctx, p.ID, email); !errors.Is(err, model.ErrNoAccount) {
 			t.Errorf("AddMember(%q) = %v, want ErrNoAccount", email, err)
 		}
 	}
@@ -130,13 +130,13 @@ func TestMembers(t *testing.T) {
 	if u, err := s.RemoveMember(ctx, p.ID, ada.ID); err != nil || u.Email != "ada@example.com" {
 		t.Fatalf("RemoveMember(ada) = %+v, %v", u, err)
 	}
-	if _, err := s.RemoveMember(ctx, p.ID, ada.ID); !errors.Is(err, projects.ErrNotFound) {
+	if _, err := s.RemoveMember(ctx, p.ID, ada.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("removing a non-member: %v, want ErrNotFound", err)
 	}
-	if u, err := s.RemoveMember(ctx, p.ID, grace.ID); !errors.Is(err, projects.ErrLastMember) || u.Email != "grace@example.com" {
+	if u, err := s.RemoveMember(ctx, p.ID, grace.ID); !errors.Is(err, model.ErrLastMember) || u.Email != "grace@example.com" {
 		t.Errorf("removing the last member = %+v, %v; want ErrLastMember with who it was", u, err)
 	}
-	if _, err := s.RemoveMember(ctx, p.ID, "nobody"); !errors.Is(err, projects.ErrNotFound) {
+	if _, err := s.RemoveMember(ctx, p.ID, "nobody"); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("removing no such user: %v, want ErrNotFound", err)
 	}
 }

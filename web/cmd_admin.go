@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
@@ -51,11 +50,11 @@ func cmdUserCreate(ctx context.Context, args []string, e env) error {
 	defer a.Close()
 	u, err := a.accounts.Create(ctx, *email, strings.TrimRight(line, "\r\n"))
 	switch {
-	case errors.Is(err, accounts.ErrInvalidEmail):
+	case errors.Is(err, model.ErrInvalidEmail):
 		return usageError(fs, "--email must be an email address")
-	case errors.Is(err, accounts.ErrPasswordTooShort):
+	case errors.Is(err, model.ErrPasswordTooShort):
 		return &exitError{code: 2, msg: err.Error()}
-	case errors.Is(err, accounts.ErrEmailTaken):
+	case errors.Is(err, model.ErrEmailTaken):
 		return &exitError{code: 1, msg: fmt.Sprintf("a user with email %s already exists", *email)}
 	case err != nil:
 		return err
@@ -84,7 +83,7 @@ func cmdProjectCreate(ctx context.Context, args []string, e env) error {
 	p := model.Project{Name: *name, Repository: *repo, Ref: *ref}
 	if *owner != "" {
 		u, err := a.projects.Account(ctx, *owner)
-		if errors.Is(err, projects.ErrNoAccount) {
+		if errors.Is(err, model.ErrNoAccount) {
 			return &exitError{code: 1, msg: fmt.Sprintf("no user with email %s; create one with folio user create", *owner)}
 		}
 		if err != nil {
@@ -125,7 +124,7 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 	}
 	defer a.Close()
 	p, err := a.projects.ByID(ctx, pos[0])
-	if errors.Is(err, projects.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", pos[0])}
 	}
 	if err != nil {
@@ -180,7 +179,7 @@ func cmdKeyCreate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.projects.ByID(ctx, *project); errors.Is(err, projects.ErrNotFound) {
+	if _, err := a.projects.ByID(ctx, *project); errors.Is(err, model.ErrNotFound) {
 		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", *project)}
 	} else if err != nil {
 		return err
@@ -190,9 +189,9 @@ func cmdKeyCreate(ctx context.Context, args []string, e env) error {
 	}
 	plain, _, err := a.keys.Issue(ctx, *project, *name, *scope, *expires)
 	switch {
-	case errors.Is(err, auth.ErrKeyName):
+	case errors.Is(err, model.ErrKeyName):
 		return &exitError{code: 1, msg: "--name: " + auth.KeyNameRule}
-	case errors.Is(err, auth.ErrKeyOptions):
+	case errors.Is(err, model.ErrKeyOptions):
 		return usageError(fs, "%v", err)
 	case err != nil:
 		return err
@@ -262,7 +261,7 @@ func cmdKeyRevoke(ctx context.Context, args []string, e env) error {
 		}
 		keyID = k.ID
 	}
-	if err := a.keys.Revoke(ctx, *project, keyID); errors.Is(err, db.ErrNotFound) {
+	if err := a.keys.Revoke(ctx, *project, keyID); errors.Is(err, model.ErrNotFound) {
 		return &exitError{code: 1, msg: "no such key in this project"}
 	} else if err != nil {
 		return err

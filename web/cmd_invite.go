@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/folio-docs/folio/accounts"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // cmdInviteCreate makes an invitation link for an email address to join a
@@ -27,10 +27,10 @@ func cmdInviteCreate(ctx context.Context, args []string, e env) error {
 	}
 	defer a.Close()
 	link, _, err := a.invitations.Create(ctx, *projectID, *email, "")
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", *projectID)}
 	}
-	if errors.Is(err, accounts.ErrAlreadyMember) {
+	if errors.Is(err, model.ErrAlreadyMember) {
 		return &exitError{code: 1, msg: fmt.Sprintf("%s is already a member of project %s", *email, *projectID)}
 	}
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/internal/git"
+	"github.com/folio-docs/folio/model"
 )
 
 // TokenSource hands out the token for API calls and git over HTTPS: a
@@ -222,7 +223,7 @@ func (h *Host) Merge(ctx context.Context, base, branch string) (string, error) {
 		return "", fmt.Errorf("github: unable to look for the pull request of %s: %w", branch, apiError(err))
 	}
 	if len(open) == 0 {
-		return "", fmt.Errorf("github: %s has no open pull request into %s: %w", branch, base, codehost.ErrNothingToMerge)
+		return "", fmt.Errorf("github: %s has no open pull request into %s: %w", branch, base, model.ErrNothingToMerge)
 	}
 	pr := open[0]
 	res, _, err := c.PullRequests.Merge(ctx, h.owner, h.name, pr.GetNumber(), "", &gh.PullRequestOptions{MergeMethod: "merge", SHA: pr.GetHead().GetSHA()})
@@ -230,12 +231,12 @@ func (h *Host) Merge(ctx context.Context, base, branch string) (string, error) {
 		err = apiError(err)
 		// 405: not mergeable (conflicts, a draft, failing checks); 409: the head moved.
 		if isStatus(err, http.StatusMethodNotAllowed) || isStatus(err, http.StatusConflict) {
-			return "", fmt.Errorf("github: pull request #%d: %v: %w", pr.GetNumber(), err, codehost.ErrMergeConflict)
+			return "", fmt.Errorf("github: pull request #%d: %v: %w", pr.GetNumber(), err, model.ErrMergeConflict)
 		}
 		return "", fmt.Errorf("github: unable to merge pull request #%d: %w", pr.GetNumber(), err)
 	}
 	if !res.GetMerged() {
-		return "", fmt.Errorf("github: pull request #%d was not merged: %s: %w", pr.GetNumber(), res.GetMessage(), codehost.ErrMergeConflict)
+		return "", fmt.Errorf("github: pull request #%d was not merged: %s: %w", pr.GetNumber(), res.GetMessage(), model.ErrMergeConflict)
 	}
 	return res.GetSHA(), nil
 }

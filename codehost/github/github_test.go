@@ -8,6 +8,7 @@ import (
 
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/internal/testenv"
+	"github.com/folio-docs/folio/model"
 )
 
 const page = "---\ntitle: Welcome\n---\n\nHello.\n"
@@ -80,20 +81,20 @@ func TestMerge(t *testing.T) {
 		{"a pull request GitHub cannot merge is a conflict", func(t *testing.T, h *Host, gh *testenv.FakeGitHub) {
 			openPullRequest(t, h, gh, "folio/j1", map[string]string{"index.mdx": strings.Replace(page, "Hello.", "Hi.", 1)})
 			gh.Commit(t, "main", map[string]string{"index.mdx": strings.Replace(page, "Hello.", "Good day.", 1)})
-		}, codehost.ErrMergeConflict},
+		}, model.ErrMergeConflict},
 		{"a draft is not merged", func(t *testing.T, h *Host, gh *testenv.FakeGitHub) {
 			gh.Commit(t, "folio/j1", map[string]string{"guides/new.mdx": "# New\n"})
 			if _, err := h.Publish(context.Background(), codehost.PullRequest{Branch: "folio/j1", Base: "main", Title: "Edit", Draft: true}); err != nil {
 				t.Fatal(err)
 			}
-		}, codehost.ErrMergeConflict},
+		}, model.ErrMergeConflict},
 		{"no open pull request is nothing to merge", func(t *testing.T, h *Host, gh *testenv.FakeGitHub) {
 			gh.Commit(t, "folio/j1", map[string]string{"guides/new.mdx": "# New\n"})
-		}, codehost.ErrNothingToMerge},
+		}, model.ErrNothingToMerge},
 		{"a merged pull request is nothing to merge", func(t *testing.T, h *Host, gh *testenv.FakeGitHub) {
 			openPullRequest(t, h, gh, "folio/j1", map[string]string{"guides/new.mdx": "# New\n"})
 			gh.MergeOnGitHub(t, 1)
-		}, codehost.ErrNothingToMerge},
+		}, model.ErrNothingToMerge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, gh := newTestHost(t)

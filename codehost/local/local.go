@@ -14,6 +14,7 @@ import (
 
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/internal/git"
+	"github.com/folio-docs/folio/model"
 )
 
 // Host is one local repository.
@@ -124,14 +125,14 @@ func (h *Host) Changes(ctx context.Context, base, branch string) (codehost.Chang
 // Merge merges branch into base in the repository (see Merge).
 func (h *Host) Merge(ctx context.Context, base, branch string) (string, error) {
 	if !h.hasBranch(ctx, branch) {
-		return "", codehost.ErrNothingToMerge
+		return "", model.ErrNothingToMerge
 	}
 	res, err := Merge(ctx, h.path, base, branch)
 	switch {
 	case err != nil:
 		return "", err
 	case res.AlreadyMerged:
-		return res.Commit, codehost.ErrNothingToMerge
+		return res.Commit, model.ErrNothingToMerge
 	}
 	return res.Commit, nil
 }
@@ -145,9 +146,6 @@ func Diff(ctx context.Context, repoPath, ref, branch string) (string, error) {
 	}
 	return out, nil
 }
-
-// ErrMergeConflict means the branch and the ref changed the same lines.
-var ErrMergeConflict = codehost.ErrMergeConflict
 
 // MergeResult is what Merge did.
 type MergeResult struct {
@@ -185,7 +183,7 @@ func Merge(ctx context.Context, repoPath, ref, branch string) (MergeResult, erro
 		if err != nil {
 			var gerr *git.Error
 			if errors.As(err, &gerr) && gerr.ExitCode() == 1 {
-				return MergeResult{}, ErrMergeConflict
+				return MergeResult{}, model.ErrMergeConflict
 			}
 			return MergeResult{}, fmt.Errorf("local: unable to merge %s into %s: %w", branch, ref, err)
 		}

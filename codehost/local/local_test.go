@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-docs/folio/model"
 )
 
 func gitT(t *testing.T, dir string, args ...string) string {
@@ -79,8 +81,8 @@ func TestMerge(t *testing.T) {
 	})
 	t.Run("conflict", func(t *testing.T) {
 		dir := newTestRepo(t, "b.md", "other\n")
-		if _, err := Merge(ctx, dir, "main", "folio/j"); !errors.Is(err, ErrMergeConflict) {
-			t.Fatalf("err = %v, want ErrMergeConflict", err)
+		if _, err := Merge(ctx, dir, "main", "folio/j"); !errors.Is(err, model.ErrMergeConflict) {
+			t.Fatalf("err = %v, want model.ErrMergeConflict", err)
 		}
 	})
 }

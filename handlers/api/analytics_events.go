@@ -12,6 +12,7 @@ import (
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/model"
 )
 
 // EventRecorder stores server-side page views.
@@ -62,7 +63,7 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 		}
 		n, replayed, err := svc.RecordBatch(r.Context(), mux.Vars(r)["projectId"], events, batch)
 		switch {
-		case errors.Is(err, analytics.ErrIdempotencyConflict):
+		case errors.Is(err, model.ErrIdempotencyConflict):
 			httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different batch of events."))
 			return
 		case err != nil:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/model"
 )
 
 // BrowserTracker records the tracker's page views.
@@ -81,9 +82,9 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 			UserAgent: r.UserAgent(), IP: ip, At: time.Now(),
 		})
 		switch {
-		case errors.Is(err, analytics.ErrUnknownProject):
+		case errors.Is(err, model.ErrProjectNotFound):
 			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
-		case errors.Is(err, analytics.ErrOriginNotAllowed):
+		case errors.Is(err, model.ErrOriginNotAllowed):
 			httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This origin is not one of the project's allowed domains."))
 		case analytics.IsInvalidPath(err):
 			httpx.WriteError(w, r, httpx.InvalidField("path", err.Error()))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
@@ -25,10 +24,10 @@ func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key, err := keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
 			switch {
-			case errors.Is(err, auth.ErrNoKey):
+			case errors.Is(err, model.ErrNoKey):
 				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>."))
 				return
-			case errors.Is(err, auth.ErrMalformed), errors.Is(err, auth.ErrUnknownKey):
+			case errors.Is(err, model.ErrMalformed), errors.Is(err, model.ErrUnknownKey):
 				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."))
 				return
 			case err != nil:

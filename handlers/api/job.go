@@ -113,21 +113,21 @@ func writeJobError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &rl):
 		httpx.SetRetryAfter(w, rl.Quota.Reset)
 		httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Rate limit exceeded: %d requests per hour for this project; retry after the Retry-After seconds.", rl.Quota.Limit))
-	case errors.Is(err, jobs.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Job not found."))
-	case errors.Is(err, jobs.ErrArchived):
+	case errors.Is(err, model.ErrJobArchived):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeJobArchived, "The job is archived; it cannot be changed."))
-	case errors.Is(err, jobs.ErrBusy):
+	case errors.Is(err, model.ErrJobBusy):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The agent is still working on the job; merge once its turn ends."))
-	case errors.Is(err, jobs.ErrNothingToMerge):
+	case errors.Is(err, model.ErrNothingToMerge):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "There is nothing to merge: the job's branch brings no change to its ref."))
-	case errors.Is(err, jobs.ErrMergeConflict):
+	case errors.Is(err, model.ErrMergeConflict):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The job's branch does not merge cleanly into its ref; nothing was merged. Send a follow-up to redo the change on top of the ref."))
-	case errors.Is(err, jobs.ErrNotActive):
+	case errors.Is(err, model.ErrJobNotActive):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The job is not active; only an active job can be cancelled."))
-	case errors.Is(err, jobs.ErrIdempotencyConflict):
+	case errors.Is(err, model.ErrIdempotencyConflict):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different request body."))
-	case errors.Is(err, jobs.ErrUnavailable):
+	case errors.Is(err, model.ErrQueueUnavailable):
 		httpx.WriteError(w, r, httpx.NewError(http.StatusServiceUnavailable, httpx.CodeUnavailable, "The job queue is unavailable; nothing was stored. Try again shortly."))
 	default:
 		httpx.WriteInternal(w, r, err)

@@ -1,10 +1,12 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // Create is POST /job: start a job (201), honouring Idempotency-Key. The
@@ -31,7 +33,7 @@ func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
 func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
 	models, def, err := h.svc.Models(r.Context(), projectID(r))
 	if err != nil {
-		if err == jobs.ErrNotFound {
+		if errors.Is(err, model.ErrNotFound) {
 			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
 			return
 		}

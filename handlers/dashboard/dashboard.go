@@ -17,7 +17,6 @@ import (
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
-	"github.com/folio-docs/folio/projects"
 )
 
 // Store is the one read the dashboard makes beside the services:
@@ -189,7 +188,7 @@ func (d *Dashboard) pageError(w http.ResponseWriter, r *http.Request, status int
 func (d *Dashboard) memberProject(w http.ResponseWriter, r *http.Request) (model.Project, bool) {
 	u, _ := currentUser(r.Context())
 	p, err := d.projects.ForMember(r.Context(), mux.Vars(r)["id"], u.ID)
-	if errors.Is(err, projects.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		d.pageError(w, r, http.StatusNotFound, nil)
 		return model.Project{}, false
 	}

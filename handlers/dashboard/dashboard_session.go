@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
@@ -165,7 +164,7 @@ func (d *Dashboard) sessionUser(r *http.Request) (model.User, error) {
 		return model.User{}, nil
 	}
 	u, err := d.accounts.User(r.Context(), id)
-	if errors.Is(err, accounts.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		d.sessions.Remove(r.Context(), userIDKey)
 		return model.User{}, nil
 	}

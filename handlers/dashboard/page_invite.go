@@ -7,9 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -24,29 +22,29 @@ type InvitationService interface {
 
 // invitationRefused renders why an invitation link cannot be used, or
 // reports false when err is not such a reason. Under FOLIO_SIGNUP=closed an
-// invitation cannot create an account (accounts.ErrSignupClosed); joining
+// invitation cannot create an account (model.ErrSignupClosed); joining
 // with an existing account still works.
 func (d *Dashboard) invitationRefused(w http.ResponseWriter, r *http.Request, inv model.Invitation, err error) bool {
 	v := components.ErrorView{Status: http.StatusGone}
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		v.Status, v.Title = http.StatusNotFound, "This invitation link is not valid"
 		v.Message = "Check that you opened the whole link. If it still fails, ask a project member for a new invitation."
-	case errors.Is(err, db.ErrInvitationUsed):
+	case errors.Is(err, model.ErrInvitationUsed):
 		v.Title = "This invitation has been used"
 		v.Message = "Each invitation link works once. If you used it, sign in; otherwise ask a member of " + inv.ProjectName + " for a new one."
-	case errors.Is(err, db.ErrInvitationRevoked):
+	case errors.Is(err, model.ErrInvitationRevoked):
 		v.Title = "This invitation was revoked"
 		v.Message = "A member of " + inv.ProjectName + " withdrew it. Ask them for a new one if you still need access."
-	case errors.Is(err, db.ErrInvitationExpired):
+	case errors.Is(err, model.ErrInvitationExpired):
 		v.Title = "This invitation has expired"
 		v.Message = fmt.Sprintf("Invitations work for 7 days; this one expired on %s. Ask a member of %s for a new one.",
 			inv.ExpiresAt.UTC().Format("2 Jan 2006"), inv.ProjectName)
-	case errors.Is(err, accounts.ErrSignupClosed):
+	case errors.Is(err, model.ErrSignupClosed):
 		v.Status, v.Title = http.StatusForbidden, "Sign-up is closed on this server"
 		v.Message = "Accounts are created by your operator here. Ask them to create one for " + inv.Email +
 			" (folio user create), then open this link again to join " + inv.ProjectName + "."
-	case errors.Is(err, db.ErrInvitationEmail):
+	case errors.Is(err, model.ErrInvitationEmail):
 		u, _ := currentUser(r.Context())
 		v.Status, v.Title = http.StatusForbidden, "This invitation is for someone else"
 		v.Message = "It was made for " + inv.Email + ", and you are signed in as " + u.Email + ". Sign out, then open the link again."

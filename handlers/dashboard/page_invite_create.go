@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/model"
 )
 
 // InvitationCreate makes a one-time link for an email address to join the
@@ -25,9 +25,9 @@ func (d *Dashboard) InvitationCreate(w http.ResponseWriter, r *http.Request) {
 	u, _ := currentUser(r.Context())
 	link, inv, err := d.invites.Create(r.Context(), p.ID, email, u.ID)
 	switch {
-	case errors.Is(err, accounts.ErrInvalidEmail):
+	case errors.Is(err, model.ErrInvalidEmail):
 		refuse("Enter an email address, such as ada@example.com.")
-	case errors.Is(err, accounts.ErrAlreadyMember):
+	case errors.Is(err, model.ErrAlreadyMember):
 		refuse(inv.Email + " is already a member of this project.")
 	case err != nil:
 		d.pageError(w, r, http.StatusInternalServerError, err)

@@ -7,7 +7,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // InvitationRevoke withdraws one of the project's invitations; its link
@@ -19,9 +19,9 @@ func (d *Dashboard) InvitationRevoke(w http.ResponseWriter, r *http.Request) {
 	}
 	err := d.invites.Revoke(r.Context(), p.ID, mux.Vars(r)["invitationId"])
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		d.pageError(w, r, http.StatusNotFound, nil)
-	case errors.Is(err, db.ErrInvitationUsed):
+	case errors.Is(err, model.ErrInvitationUsed):
 		v := components.SettingsView{Form: d.formOf(p), Invites: components.InvitesView{
 			Error: "This invitation has been used already, so there is nothing to revoke. Remove the member instead."}}
 		d.renderSettings(w, r, http.StatusConflict, p, v)

@@ -56,7 +56,7 @@ func (d *Dashboard) JobEvents(w http.ResponseWriter, r *http.Request) {
 		after, _ = jobs.ParseEventCursor(r.URL.Query().Get("after"))
 	}
 	httpx.StreamJobEvents(w, r, d.jobs, d.eventKeepAlive, p.ID, mux.Vars(r)["jobId"], after, func(w http.ResponseWriter, r *http.Request, err error) {
-		if errors.Is(err, jobs.ErrNotFound) {
+		if errors.Is(err, model.ErrNotFound) {
 			d.pageError(w, r, http.StatusNotFound, nil)
 			return
 		}
@@ -86,7 +86,7 @@ func (d *Dashboard) memberJob(w http.ResponseWriter, r *http.Request) (model.Pro
 		return model.Project{}, model.Job{}, false
 	}
 	j, err := d.jobs.Get(r.Context(), p.ID, mux.Vars(r)["jobId"])
-	if errors.Is(err, jobs.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		d.pageError(w, r, http.StatusNotFound, nil)
 		return model.Project{}, model.Job{}, false
 	}
@@ -109,15 +109,15 @@ func jobFormError(err error) (int, string) {
 		wait := time.Duration(max(1, math.Ceil(rl.Quota.Reset.Minutes()))) * time.Minute
 		return http.StatusTooManyRequests, fmt.Sprintf("Rate limit reached: this project may send %d of these an hour. Try again in %s.",
 			rl.Quota.Limit, strings.TrimSuffix(wait.String(), "0s"))
-	case errors.Is(err, jobs.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		return http.StatusNotFound, "This job no longer exists."
-	case errors.Is(err, jobs.ErrArchived):
+	case errors.Is(err, model.ErrJobArchived):
 		return http.StatusConflict, "This job is archived: it takes no more follow-ups."
-	case errors.Is(err, jobs.ErrNotActive):
+	case errors.Is(err, model.ErrJobNotActive):
 		return http.StatusConflict, "This job is no longer running: there is nothing to cancel."
-	case errors.Is(err, jobs.ErrIdempotencyConflict):
+	case errors.Is(err, model.ErrIdempotencyConflict):
 		return http.StatusConflict, "This form was already sent with another prompt. Reload the page and try again."
-	case errors.Is(err, jobs.ErrUnavailable):
+	case errors.Is(err, model.ErrQueueUnavailable):
 		return http.StatusServiceUnavailable, "The job queue is unavailable right now, so nothing was started. Try again in a moment."
 	}
 	return http.StatusInternalServerError, ""

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // JobArchive archives a job from its page, stopping it if it runs.
@@ -13,7 +13,7 @@ func (d *Dashboard) JobArchive(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if _, err := d.jobs.Archive(r.Context(), p.ID, j.ID); err != nil && !errors.Is(err, jobs.ErrArchived) {
+	if _, err := d.jobs.Archive(r.Context(), p.ID, j.ID); err != nil && !errors.Is(err, model.ErrJobArchived) {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // JobMerge merges a job's branch into its ref — in the local repository,
@@ -16,16 +16,16 @@ func (d *Dashboard) JobMerge(w http.ResponseWriter, r *http.Request) {
 	}
 	merged, err := d.jobs.Merge(r.Context(), p.ID, j.ID)
 	switch {
-	case errors.Is(err, jobs.ErrBusy):
+	case errors.Is(err, model.ErrJobBusy):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "The agent is still working on this branch; merge once its turn ends.")
 		return
-	case errors.Is(err, jobs.ErrArchived):
+	case errors.Is(err, model.ErrJobArchived):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "This job is archived; its branch is not merged from here.")
 		return
-	case errors.Is(err, jobs.ErrNothingToMerge):
+	case errors.Is(err, model.ErrNothingToMerge):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "There is nothing to merge: the branch brings no change to "+j.Ref+".")
 		return
-	case errors.Is(err, jobs.ErrMergeConflict):
+	case errors.Is(err, model.ErrMergeConflict):
 		d.renderChanges(w, r, http.StatusConflict, p, j, "This branch does not merge cleanly into "+j.Ref+" (both changed the same lines, or the code host refused). "+
 			"Nothing was merged. Send the agent a follow-up to redo the change on top of "+j.Ref+", or merge it by hand.")
 		return

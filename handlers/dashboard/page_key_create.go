@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/model"
 )
 
 // KeyCreate issues a key and shows it, this once, on the keys page. The
@@ -20,9 +21,9 @@ func (d *Dashboard) KeyCreate(w http.ResponseWriter, r *http.Request) {
 	f := components.KeyForm{Name: strings.TrimSpace(r.PostFormValue("name")), Scope: r.PostFormValue("scope"), Expiry: r.PostFormValue("expiry")}
 	plain, rec, err := d.keys.Issue(r.Context(), p.ID, f.Name, f.Scope, f.Expiry)
 	switch {
-	case errors.Is(err, auth.ErrKeyName):
+	case errors.Is(err, model.ErrKeyName):
 		f.Errors = components.FormErrors{"name": auth.KeyNameRule}
-	case errors.Is(err, auth.ErrKeyOptions):
+	case errors.Is(err, model.ErrKeyOptions):
 		f.Errors = components.FormErrors{"": "Choose a scope (read or write) and an expiry from the lists."}
 	}
 	if f.Errors != nil {

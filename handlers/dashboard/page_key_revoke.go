@@ -4,9 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/folio-docs/folio/model"
 	"github.com/gorilla/mux"
-
-	"github.com/folio-docs/folio/db"
 )
 
 // KeyRevoke revokes one of the project's keys; it stops working at once.
@@ -16,7 +15,7 @@ func (d *Dashboard) KeyRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	err := d.keys.Revoke(r.Context(), p.ID, mux.Vars(r)["keyId"])
-	if errors.Is(err, db.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		d.pageError(w, r, http.StatusNotFound, nil)
 		return
 	}

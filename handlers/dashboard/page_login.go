@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/model"
 )
 
 // LoginForm shows the sign-in form; a signed-in admin goes to the projects.
@@ -41,7 +41,7 @@ func (d *Dashboard) Login(w http.ResponseWriter, r *http.Request) {
 	}
 	u, err := d.accounts.SignIn(r.Context(), email, r.PostFormValue("password"))
 	switch {
-	case errors.Is(err, accounts.ErrNoMatch):
+	case errors.Is(err, model.ErrNoMatch):
 		d.attempts.Fail(limitKey)
 		d.addressAttempts.Fail(addressKey)
 		v.Error = "That email and password do not match an account."

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/projects"
+	"github.com/folio-docs/folio/model"
 )
 
 // MemberAdd makes an existing user a member of the project.
@@ -17,7 +17,7 @@ func (d *Dashboard) MemberAdd(w http.ResponseWriter, r *http.Request) {
 	}
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	u, err := d.projects.AddMember(r.Context(), p.ID, email)
-	if errors.Is(err, projects.ErrNoAccount) {
+	if errors.Is(err, model.ErrNoAccount) {
 		v := components.SettingsView{Form: d.formOf(p), MemberEmail: email,
 			MemberError: "No Folio account has this email. They need an account before they can be added."}
 		d.renderSettings(w, r, http.StatusUnprocessableEntity, p, v)

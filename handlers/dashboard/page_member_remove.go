@@ -7,7 +7,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/projects"
+	"github.com/folio-docs/folio/model"
 )
 
 // MemberRemove takes a member out of the project. The only member stays,
@@ -21,10 +21,10 @@ func (d *Dashboard) MemberRemove(w http.ResponseWriter, r *http.Request) {
 	userID := mux.Vars(r)["userId"]
 	removed, err := d.projects.RemoveMember(r.Context(), p.ID, userID)
 	switch {
-	case errors.Is(err, projects.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		d.pageError(w, r, http.StatusNotFound, nil)
 		return
-	case errors.Is(err, projects.ErrLastMember):
+	case errors.Is(err, model.ErrLastMember):
 		v := components.SettingsView{Form: d.formOf(p),
 			MemberError: removed.Email + " is the only member, and a project keeps at least one. Invite someone else first."}
 		d.renderSettings(w, r, http.StatusConflict, p, v)

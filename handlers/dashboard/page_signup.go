@@ -5,9 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/folio-docs/folio/accounts"
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -43,7 +41,7 @@ func (d *Dashboard) invitedForm(w http.ResponseWriter, r *http.Request, token st
 	invite := inviteSignup(token, inv)
 	if u, ok := currentUser(r.Context()); ok {
 		if !strings.EqualFold(u.Email, inv.Email) {
-			d.invitationRefused(w, r, inv, db.ErrInvitationEmail)
+			d.invitationRefused(w, r, inv, model.ErrInvitationEmail)
 			return
 		}
 		d.render(w, r, http.StatusOK, components.InvitationJoinPage(d.shell(r, "Join "+inv.ProjectName), components.InvitationJoinView{Invite: *invite, SignedIn: true}))
@@ -116,13 +114,13 @@ func (d *Dashboard) signupInvited(w http.ResponseWriter, r *http.Request, token 
 // address or password; taken is what to say of an address with an account.
 func accountErrors(err error, taken string) components.FormErrors {
 	errs := components.FormErrors{}
-	if errors.Is(err, accounts.ErrInvalidEmail) {
+	if errors.Is(err, model.ErrInvalidEmail) {
 		errs["email"] = "Enter an email address, such as ada@example.com."
 	}
-	if errors.Is(err, accounts.ErrEmailTaken) {
+	if errors.Is(err, model.ErrEmailTaken) {
 		errs["email"] = taken
 	}
-	if errors.Is(err, accounts.ErrPasswordTooShort) {
+	if errors.Is(err, model.ErrPasswordTooShort) {
 		errs["password"] = "The password must be at least 8 characters."
 	}
 	return errs
@@ -151,9 +149,9 @@ func (d *Dashboard) signupView(r *http.Request) (components.SignupView, error) {
 // no such reason.
 func refusal(err error) string {
 	switch {
-	case errors.Is(err, accounts.ErrSignupClosed):
+	case errors.Is(err, model.ErrSignupClosed):
 		return "Sign-up is closed on this Folio server: accounts are created by your operator. Once you have one, a project member's invitation link adds you to their project."
-	case errors.Is(err, accounts.ErrInviteOnly):
+	case errors.Is(err, model.ErrInviteOnly):
 		return "This Folio server is invite-only. Ask a member of your team's project for an invitation link."
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/metrics"
+	"github.com/folio-docs/folio/model"
 )
 
 // JobEventSource is what a job's event stream reads: the events a client
@@ -87,7 +88,7 @@ func StreamJobEvents(w http.ResponseWriter, r *http.Request, src JobEventSource,
 		switch {
 		case ctx.Err() != nil:
 			return
-		case errors.Is(err, jobs.ErrNotFound):
+		case errors.Is(err, model.ErrNotFound):
 			return // the job is gone: nothing more will come
 		case err != nil:
 			Logger(ctx).Warn("job events: unable to read the job; trying again at its next change or within a minute",

@@ -13,9 +13,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/model"
 )
@@ -54,7 +52,7 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 		if !worker {
 			key, err := keys.Authenticate(r.Context(), "Bearer "+pass)
 			switch {
-			case errors.Is(err, auth.ErrNoKey), errors.Is(err, auth.ErrMalformed), errors.Is(err, auth.ErrUnknownKey):
+			case errors.Is(err, model.ErrNoKey), errors.Is(err, model.ErrMalformed), errors.Is(err, model.ErrUnknownKey):
 				if pass != "" {
 					lim.failures.Fail(ip)
 				}
@@ -82,7 +80,7 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 			}
 		}
 		p, err := projects.ProjectByID(r.Context(), id)
-		if errors.Is(err, db.ErrNotFound) {
+		if errors.Is(err, model.ErrNotFound) {
 			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Repository not found."))
 			return
 		} else if err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/codehost/github"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/model"
 )
 
 // maxWebhookBytes is GitHub's own cap on a delivery.
@@ -19,7 +19,7 @@ const maxWebhookBytes = 25 << 20
 // JobArchiver archives a job whose pull request was merged or closed on
 // GitHub, recording a merge. The pull request names the delivery's
 // owner/name, so the implementation can check the job's project really is
-// that repository. A job that does not exist is db.ErrNotFound.
+// that repository. A job that does not exist is model.ErrNotFound.
 type JobArchiver interface {
 	ArchiveForPullRequest(ctx context.Context, pr codehost.ClosedPullRequest) error
 }
@@ -54,7 +54,7 @@ func GitHubWebhook(secret string, jobs JobArchiver) http.Handler {
 			return
 		}
 		if err := jobs.ArchiveForPullRequest(r.Context(), *closed); err != nil {
-			if errors.Is(err, db.ErrNotFound) {
+			if errors.Is(err, model.ErrNotFound) {
 				httpx.WriteJSON(w, http.StatusOK, map[string]any{"ignored": true})
 				return
 			}

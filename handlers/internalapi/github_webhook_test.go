@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 type archiverFunc func(ctx context.Context, pr codehost.ClosedPullRequest) error
@@ -56,7 +56,7 @@ func TestGitHubWebhook(t *testing.T) {
 			h := GitHubWebhook(secret, archiverFunc(func(_ context.Context, pr codehost.ClosedPullRequest) error {
 				archived, repo = pr.JobID, pr.Repository
 				if pr.JobID == "gone" {
-					return db.ErrNotFound
+					return model.ErrNotFound
 				}
 				return nil
 			}))

@@ -14,9 +14,9 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 )
 
 // WorkerToken is FOLIO_WORKER_TOKEN as serve holds it: only a digest, so
@@ -134,7 +134,7 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 				httpx.WriteError(w, r, httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge, "The request body is over %d bytes.", maxWorkerBody))
 			case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, errBadWorkerRequest):
 				httpx.WriteError(w, r, httpx.Invalid("The request body is not what "+op+" takes: "+err.Error()))
-			case errors.Is(err, db.ErrNotFound):
+			case errors.Is(err, model.ErrNotFound):
 				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Not found."))
 			default:
 				httpx.WriteInternal(w, r, err)
