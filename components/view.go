@@ -90,6 +90,7 @@ type KeysView struct {
 	Keys      []model.APIKey
 	NewKey    string // the key just issued, shown this once
 	NewName   string
+	KeyPrefix string // what every key starts with; the list shows it before a key's last four characters
 	Form      KeyForm
 	Now       time.Time
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/model"
 )
@@ -23,6 +24,6 @@ func (d *Dashboard) renderKeys(w http.ResponseWriter, r *http.Request, status in
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v.ProjectID, v.Keys, v.Now = p.ID, keys, time.Now()
+	v.ProjectID, v.Keys, v.KeyPrefix, v.Now = p.ID, keys, auth.KeyPrefix, time.Now()
 	d.render(w, r, status, components.KeysPage(d.projectShell(r, p, components.TabKeys, "API keys"), v))
 }
