@@ -16,6 +16,7 @@ import (
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/components"
+	"github.com/folio-docs/folio/handlers/dashboard"
 	"github.com/folio-docs/folio/internal/benchdata"
 )
 
@@ -91,8 +92,8 @@ func BenchmarkScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			v := components.AnalyticsView{ProjectID: project, Visitors: rep.Visitors, Views: rep.Views, Buckets: rep.Buckets, Previous: rep.Previous, Limit: 25,
-				Range: components.NewAnalyticsRange(url.Values{}.Get, &rng, now)}
+			v := dashboard.ShowReport(components.AnalyticsView{ProjectID: project, Limit: 25,
+				Range: dashboard.AnalyticsRange(url.Values{}.Get, &rng, now)}, rep)
 			if err := components.AnalyticsPage(components.Shell{}, v).Render(ctx, io.Discard); err != nil {
 				b.Fatal(err)
 			}

@@ -348,15 +348,15 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = statCard(v, "total", "Unique visitors", v.Visitors.Totals.Total, prevOf(v, "total"), "people and AI agents, each counted once").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = statCard(v, "total", "Unique visitors", v.Totals.Total, prevOf(v, "total"), "people and AI agents, each counted once").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = statCard(v, "human", "Human", v.Visitors.Totals.Human, prevOf(v, "human"), share(v.Visitors.Totals.Human, v.Visitors.Totals.Total)+" of visitors").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = statCard(v, "human", "Human", v.Totals.Human, prevOf(v, "human"), share(v.Totals.Human, v.Totals.Total)+" of visitors").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = statCard(v, "ai", "AI agents", v.Visitors.Totals.AI, prevOf(v, "ai"), share(v.Visitors.Totals.AI, v.Visitors.Totals.Total)+" of visitors").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = statCard(v, "ai", "AI agents", v.Totals.AI, prevOf(v, "ai"), share(v.Totals.AI, v.Totals.Total)+" of visitors").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -378,9 +378,9 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var16 string
-		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.Itoa(v.Views.All()))
+		templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.ResolveAttributeValue(strconv.Itoa(v.Views.All))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 79, Col: 91}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 79, Col: 89}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var16)
 		if templ_7745c5c3_Err != nil {
@@ -391,9 +391,9 @@ func analyticsTotals(v AnalyticsView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var17 string
-		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Views.All()))
+		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Views.All))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 79, Col: 114}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 79, Col: 110}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 		if templ_7745c5c3_Err != nil {
@@ -1416,7 +1416,7 @@ func AnalyticsTable(v AnalyticsView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if len(v.Visitors.Visitors) > 0 {
+		if len(v.Rows) > 0 {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 115, "<p class=\"muted small\" id=\"pages-range\">Rows ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -1435,9 +1435,9 @@ func AnalyticsTable(v AnalyticsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var91 string
-			templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Offset + len(v.Visitors.Visitors)))
+			templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(num(v.Offset + len(v.Rows)))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 176, Col: 115}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `components/analytics.templ`, Line: 176, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 			if templ_7745c5c3_Err != nil {
@@ -1452,7 +1452,7 @@ func AnalyticsTable(v AnalyticsView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if len(v.Visitors.Visitors) == 0 {
+		if len(v.Rows) == 0 {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 119, "<p class=\"muted\" id=\"pages-empty\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -1490,7 +1490,7 @@ func AnalyticsTable(v AnalyticsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, r := range v.Visitors.Visitors {
+			for _, r := range v.Rows {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 125, "<tr><td data-label=\"Path\" class=\"path\"><code>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1548,7 +1548,7 @@ func AnalyticsTable(v AnalyticsView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		}
-		if v.Offset > 0 || v.Visitors.HasMore {
+		if v.Offset > 0 || v.HasMore {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 131, "<nav class=\"pager\" aria-label=\"Pages of the table\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -1585,7 +1585,7 @@ func AnalyticsTable(v AnalyticsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			if v.Visitors.HasMore {
+			if v.HasMore {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 135, "<a class=\"btn btn-sm\" rel=\"next\" href=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

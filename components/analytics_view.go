@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/folio-docs/folio/analytics"
 )
 
 // AnalyticsView is a project's analytics page: the range asked for, and
@@ -22,13 +20,53 @@ type AnalyticsView struct {
 	Invalid   string   // the range field (from or to) the errors are about
 	NoTraffic bool     // the project has never recorded a page view
 
-	Visitors analytics.Visitors   // totals, and the table's page
-	Views    analytics.ViewCounts // page views by class
-	Buckets  []analytics.Bucket   // the chart's bars, by Range.Unit
-	Previous *analytics.VisitorCounts
+	Totals   VisitorCounts  // the visitors over the range
+	Rows     []PathVisitors // the table's page, most visited first
+	HasMore  bool           // the table has a next page
+	Views    ViewCounts     // page views by class
+	Buckets  []Bucket       // the chart's bars, by Range.Unit
+	Previous *VisitorCounts // the previous period's totals, for ranges that have one
 	Offset   int
 	Limit    int
 }
+
+// VisitorCounts are unique visitors: people, AI agents, and all of them,
+// each counted once.
+type VisitorCounts struct {
+	Human, AI, Total int
+}
+
+// PathVisitors is one path's row of the pages table.
+type PathVisitors struct {
+	Path string
+	VisitorCounts
+}
+
+// ViewCounts are page views by class; All counts every one of them,
+// crawlers included.
+type ViewCounts struct {
+	Human, AI, AISearch, AITraining, Bots int
+	All                                   int
+}
+
+// Bucket is one bar of the chart: the visitors of [From, To), a span of
+// the unit that starts at Start (From and To are clipped to the range).
+type Bucket struct {
+	Start, From, To time.Time
+	VisitorCounts
+}
+
+// Unit is what one bar of the chart spans.
+type Unit string
+
+// The chart's units.
+const (
+	UnitDay   Unit = "day"
+	UnitWeek  Unit = "week"
+	UnitMonth Unit = "month"
+)
+
+func (u Unit) String() string { return string(u) }
 
 // AnalyticsRange is the range picker's state.
 type AnalyticsRange struct {
@@ -37,7 +75,7 @@ type AnalyticsRange struct {
 	Last       time.Time // the last day included
 	Days       int
 	All        bool
-	Unit       analytics.Unit
+	Unit       Unit
 	Presets    []RangePreset
 	Parameters url.Values // the range's query parameters, for links that keep it
 }
@@ -85,7 +123,7 @@ func (v AnalyticsView) rangeLabel() string {
 // overlap is how many visitors are both human and AI in the range: why the
 // groups add up to more than the total.
 func (v AnalyticsView) overlap() int {
-	t := v.Visitors.Totals
+	t := v.Totals
 	return t.Human + t.AI - t.Total
 }
 
@@ -223,12 +261,12 @@ type chartLabel struct {
 
 // bucketLabel names a bucket for people: its day, its week (clipped to the
 // range where the range cuts it) or its month.
-func bucketLabel(b analytics.Bucket, u analytics.Unit) string {
+func bucketLabel(b Bucket, u Unit) string {
 	last := b.To.Add(-time.Nanosecond)
 	switch u {
-	case analytics.Week:
+	case UnitWeek:
 		return spanLabel(b.From, last)
-	case analytics.Month:
+	case UnitMonth:
 		if b.From.Equal(b.Start) && b.To.Equal(b.Start.AddDate(0, 1, 0)) {
 			return b.Start.Format("January 2006")
 		}
@@ -251,8 +289,8 @@ func spanLabel(first, last time.Time) string {
 }
 
 // axisLabel is a bucket's short label under the chart.
-func axisLabel(b analytics.Bucket, u analytics.Unit, years bool) string {
-	if u == analytics.Month {
+func axisLabel(b Bucket, u Unit, years bool) string {
+	if u == UnitMonth {
 		if years {
 			return b.Start.Format("Jan 2006")
 		}
@@ -261,7 +299,7 @@ func axisLabel(b analytics.Bucket, u analytics.Unit, years bool) string {
 	return b.From.Format("2 Jan")
 }
 
-func newChart(buckets []analytics.Bucket, u analytics.Unit) chart {
+func newChart(buckets []Bucket, u Unit) chart {
 	c := chart{}
 	n := len(buckets)
 	if n == 0 {
@@ -346,7 +384,7 @@ type viewShare struct {
 	X, W         string
 }
 
-func viewShares(v analytics.ViewCounts) []viewShare {
+func viewShares(v ViewCounts) []viewShare {
 	out := []viewShare{
 		{Class: "human", Label: "Human", Count: v.Human},
 		{Class: "ai", Label: "AI agents", Count: v.AI},
@@ -355,7 +393,7 @@ func viewShares(v analytics.ViewCounts) []viewShare {
 		{Class: "bots", Label: "Bots", Count: v.Bots},
 	}
 	at := 0.0
-	all := v.All() // the bar splits every view, crawlers included
+	all := v.All // the bar splits every view, crawlers included
 	for i := range out {
 		w := 0.0
 		if all > 0 {
@@ -366,38 +404,3 @@ func viewShares(v analytics.ViewCounts) []viewShare {
 	}
 	return out
 }
-
-// NewAnalyticsRange is the picker's state: given holds the parameters as
-// asked (shown back as typed when they were wrong), r the range as
-// analytics.ParsePageRange read it (nil when it was wrong).
-func NewAnalyticsRange(given func(string) string, r *analytics.PageRange, now time.Time) AnalyticsRange {
-	out := AnalyticsRange{From: given("from"), To: given("to"), Parameters: url.Values{}}
-	if r != nil {
-		out.First, out.Last, out.Days, out.All, out.Unit = r.First, r.Last, r.Days(), r.All, r.Unit
-		out.From, out.To = inputDate(r.First), inputDate(r.Last)
-		if r.All {
-			out.Parameters.Set("range", "all")
-		} else {
-			out.Parameters.Set("from", out.From)
-			out.Parameters.Set("to", out.To)
-		}
-	}
-	y, m, d := now.UTC().Date()
-	today := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	for _, p := range []struct {
-		label string
-		first time.Time
-	}{
-		{"7 days", today.AddDate(0, 0, -6)}, {"30 days", today.AddDate(0, 0, -29)},
-		{"90 days", today.AddDate(0, 0, -89)}, {"12 months", today.AddDate(-1, 0, 1)},
-	} {
-		query := url.Values{"from": {inputDate(p.first)}, "to": {inputDate(today)}}.Encode()
-		active := r != nil && !r.All && r.First.Equal(p.first) && r.Last.Equal(today)
-		out.Presets = append(out.Presets, RangePreset{Label: p.label, Query: query, Active: active})
-	}
-	out.Presets = append(out.Presets, RangePreset{Label: "All time", Query: "range=all", Active: r != nil && r.All})
-	return out
-}
-
-// inputDate is a bound as a date input shows it.
-func inputDate(t time.Time) string { return t.UTC().Format(time.DateOnly) }

@@ -5,16 +5,14 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/folio-docs/folio/analytics"
 )
 
 // Paths come from anyone's browser or logs: the table must escape them
 // even though it lets them wrap at slashes.
 func TestAnalyticsTableEscapesPaths(t *testing.T) {
-	v := AnalyticsView{ProjectID: "p", Limit: 25, Visitors: analytics.Visitors{Visitors: []analytics.VisitorRow{
-		{Path: `/docs/<script>alert(1)</script>/"x"&y`, VisitorCounts: analytics.VisitorCounts{Human: 1, Total: 1}},
-	}}}
+	v := AnalyticsView{ProjectID: "p", Limit: 25, Rows: []PathVisitors{
+		{Path: `/docs/<script>alert(1)</script>/"x"&y`, VisitorCounts: VisitorCounts{Human: 1, Total: 1}},
+	}}
 	var b strings.Builder
 	if err := AnalyticsTable(v).Render(context.Background(), &b); err != nil {
 		t.Fatal(err)
@@ -35,10 +33,10 @@ func TestChartScale(t *testing.T) {
 		}
 	}
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	c := newChart([]analytics.Bucket{
-		{Start: day, From: day, To: day.AddDate(0, 0, 1), VisitorCounts: analytics.VisitorCounts{Human: 40, AI: 1, Total: 40}},
+	c := newChart([]Bucket{
+		{Start: day, From: day, To: day.AddDate(0, 0, 1), VisitorCounts: VisitorCounts{Human: 40, AI: 1, Total: 40}},
 		{Start: day.AddDate(0, 0, 1), From: day.AddDate(0, 0, 1), To: day.AddDate(0, 0, 2)},
-	}, analytics.Day)
+	}, UnitDay)
 	if len(c.Bars) != 2 || c.Bars[0].HumanY != plotTop || c.Bars[0].AIH < 2 || c.Bars[1].HumanH != 0 {
 		t.Errorf("the peak reaches the top, one visitor still shows, none draws nothing: %+v", c.Bars)
 	}
@@ -53,18 +51,18 @@ func TestChartScale(t *testing.T) {
 func TestBucketLabels(t *testing.T) {
 	d := func(s string) time.Time { v, _ := time.Parse(time.DateOnly, s); return v }
 	for _, tc := range []struct {
-		unit            analytics.Unit
+		unit            Unit
 		start, from, to string
 		want            string
 	}{
-		{analytics.Day, "2026-03-03", "2026-03-03", "2026-03-04", "Tue 3 Mar 2026"},
-		{analytics.Week, "2026-03-02", "2026-03-02", "2026-03-09", "2–8 Mar 2026"},
-		{analytics.Week, "2026-03-30", "2026-03-30", "2026-04-06", "30 Mar – 5 Apr 2026"},
-		{analytics.Week, "2025-12-29", "2025-12-31", "2026-01-05", "31 Dec 2025 – 4 Jan 2026"},
-		{analytics.Month, "2026-02-01", "2026-02-01", "2026-03-01", "February 2026"},
-		{analytics.Month, "2026-02-01", "2026-02-14", "2026-03-01", "14–28 Feb 2026"},
+		{UnitDay, "2026-03-03", "2026-03-03", "2026-03-04", "Tue 3 Mar 2026"},
+		{UnitWeek, "2026-03-02", "2026-03-02", "2026-03-09", "2–8 Mar 2026"},
+		{UnitWeek, "2026-03-30", "2026-03-30", "2026-04-06", "30 Mar – 5 Apr 2026"},
+		{UnitWeek, "2025-12-29", "2025-12-31", "2026-01-05", "31 Dec 2025 – 4 Jan 2026"},
+		{UnitMonth, "2026-02-01", "2026-02-01", "2026-03-01", "February 2026"},
+		{UnitMonth, "2026-02-01", "2026-02-14", "2026-03-01", "14–28 Feb 2026"},
 	} {
-		b := analytics.Bucket{Start: d(tc.start), From: d(tc.from), To: d(tc.to)}
+		b := Bucket{Start: d(tc.start), From: d(tc.from), To: d(tc.to)}
 		if got := bucketLabel(b, tc.unit); got != tc.want {
 			t.Errorf("%s bucket [%s, %s): %q, want %q", tc.unit, tc.from, tc.to, got, tc.want)
 		}
