@@ -159,6 +159,8 @@ func TestClassificationRates(t *testing.T) {
 		noCrawlers := without(func(l *Lists) { l.Crawlers = nil })
 		noIsbot := without(func(l *Lists) { l.Isbot = nil })
 		isbotCrawlers := isbotExamples(t)
+		noDeviceDetector := without(func(l *Lists) { l.DeviceDetector = nil })
+		ddBots := deviceDetectorExamples(t)
 		for _, corpus := range []struct {
 			name string
 			c    *Classifier
@@ -168,6 +170,8 @@ func TestClassificationRates(t *testing.T) {
 			{"crawler-user-agents instances (its patterns built from them)", full, instances, 2000},
 			{"crawler-user-agents instances, classifier without crawler-user-agents (held out)", noCrawlers, instances, 2000},
 			{"isbot's crawler examples (its patterns built from them)", full, isbotCrawlers, 500},
+			{"device-detector's bot examples (its patterns built from them)", full, ddBots, 1000},
+			{"device-detector's bot examples, classifier without device-detector (held out)", noDeviceDetector, ddBots, 1000},
 			// Held out at first (41 of 554 human), then tuned on.
 			{"isbot's crawler examples, classifier without isbot (tuned on)", noIsbot, isbotCrawlers, 500},
 			// uap-core's own bots, crawlers and scripts: no list was
@@ -436,6 +440,17 @@ func isbotExamples(t *testing.T) []string {
 	return out
 }
 
+// deviceDetectorExamples reads the user agents of device-detector's
+// Tests/fixtures/bots.yml, one a line.
+func deviceDetectorExamples(t *testing.T) []string {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/device-detector/bots-user-agents.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+}
+
 // npmUserAgents reads npm's user-agents corpus: real browsers' user agents
 // seen on real sites, each with its share of that traffic (see
 // testdata/user-agents/README.md).
@@ -688,6 +703,7 @@ func TestClassificationThroughEventsAndViews(t *testing.T) {
 		{"npm user-agents browsers", browsers, 0.05, false},
 		{"crawler-user-agents instances", instances, 5, true},
 		{"isbot's crawler examples", isbotExamples(t), 5, true},
+		{"device-detector's bot examples", deviceDetectorExamples(t), 5, true},
 		{"the issue's bots", issueBots, 5, true},
 	} {
 		p, err := d.CreateProject(ctx, model.Project{Name: corpus.name, Repository: "/tmp/docs"})
