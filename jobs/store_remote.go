@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -16,79 +17,6 @@ import (
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
-
-// WorkerAPIPath is where serve answers remote workers: the internal API
-// behind RemoteStore, one POST per Store method, authorised by
-// FOLIO_WORKER_TOKEN. It is not part of the public API.
-const WorkerAPIPath = "/internal/worker/"
-
-// ErrWorkerToken means serve refused the worker token (or accepts none).
-var ErrWorkerToken = errors.New("serve refused the worker token")
-
-// The internal API's bodies: one request type per Store method.
-type (
-	// ServerInfo is serve's answer to a worker starting up.
-	ServerInfo struct {
-		BaseURL string `json:"baseUrl"` // FOLIO_BASE_URL, for the links a run hands out
-	}
-	ClaimRequest struct {
-		Run     tasks.AgentRun `json:"run"`
-		Owner   string         `json:"owner"`
-		LeaseMs int64          `json:"leaseMs"`
-	}
-	// ClaimResponse also carries, once claimed, what the run reads next
-	// (its project and history), so a pickup costs one round trip.
-	ClaimResponse struct {
-		OK      bool            `json:"ok"`
-		Job     model.Job       `json:"job"`
-		Project *model.Project  `json:"project,omitempty"`
-		History []agent.Message `json:"history,omitempty"`
-	}
-	LeaseRequest struct {
-		JobID   string `json:"jobId"`
-		Owner   string `json:"owner"`
-		LeaseMs int64  `json:"leaseMs,omitempty"`
-	}
-	OKResponse struct {
-		OK bool `json:"ok"`
-	}
-	ProjectRequest struct {
-		ProjectID string `json:"projectId"`
-	}
-	HistoryRequest struct {
-		JobID string `json:"jobId"`
-		Turn  int    `json:"turn"`
-	}
-	MessageRequest struct {
-		JobID   string        `json:"jobId"`
-		Turn    int           `json:"turn"`
-		Owner   string        `json:"owner"`
-		Message agent.Message `json:"message"`
-	}
-	UsageRequest struct {
-		JobID  string `json:"jobId"`
-		Steps  int    `json:"steps"`
-		Tokens int64  `json:"tokens"`
-	}
-	FinishRequest struct {
-		JobID  string       `json:"jobId"`
-		Owner  string       `json:"owner"`
-		Result agent.Result `json:"result"`
-	}
-	FailRequest struct {
-		JobID   string `json:"jobId"`
-		Owner   string `json:"owner"`
-		Code    string `json:"code"`
-		Message string `json:"message"`
-	}
-)
-
-// ForWorker is the project as a remote worker may see it: without the
-// webhook's URL and secret, which only serve uses.
-func ForWorker(p model.Project) model.Project {
-	p.WebhookURL, p.WebhookSecret = "", ""
-	return p
-}
 
 // RemoteStore is the Store of a worker on another machine: each call is a
 // request to serve's internal API. The token is sent, never logged.
@@ -112,12 +40,21 @@ func NewRemoteStore(serverURL, token string, client *http.Client) *RemoteStore {
 	return &RemoteStore{base: strings.TrimRight(serverURL, "/") + WorkerAPIPath, token: token, client: client, claimed: map[string]ClaimResponse{}}
 }
 
-// Hello checks that serve answers and takes the token, and returns what the
-// worker needs to know of it. A worker calls it before taking any task.
+// Hello checks that serve answers, takes the token and speaks this worker's
+// version of the worker API (ErrWorkerAPIVersion otherwise), and returns
+// what the worker needs to know of it. A worker calls it before taking any task.
 func (r *RemoteStore) Hello(ctx context.Context) (ServerInfo, error) {
 	var info ServerInfo
-	err := r.call(ctx, "hello", struct{}{}, &info)
-	return info, err
+	if err := r.call(ctx, "hello", struct{}{}, &info); err != nil {
+		return info, err
+	}
+	if info.WorkerAPI == 0 {
+		info.WorkerAPI = 1 // a serve from before versions were named
+	}
+	if info.WorkerAPI != WorkerAPIVersion {
+		return info, fmt.Errorf("%w: serve speaks version %d, this worker %d", ErrWorkerAPIVersion, info.WorkerAPI, WorkerAPIVersion)
+	}
+	return info, nil
 }
 
 func (r *RemoteStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner string, lease time.Duration) (model.Job, bool, error) {
@@ -128,7 +65,7 @@ func (r *RemoteStore) ClaimRun(ctx context.Context, run tasks.AgentRun, owner st
 		r.claimed[out.Job.ID] = out
 		r.mu.Unlock()
 	}
-	return out.Job, out.OK, err
+	return out.Job.Job(), out.OK, err
 }
 
 // prefetched takes what the claim of job brought, if it is still there.
@@ -164,13 +101,13 @@ func (r *RemoteStore) Project(ctx context.Context, projectID string) (model.Proj
 	for _, c := range r.claimed {
 		if c.Project.ID == projectID {
 			r.mu.Unlock()
-			return *c.Project, nil
+			return c.Project.Project(), nil
 		}
 	}
 	r.mu.Unlock()
-	var out model.Project
+	var out model.ProjectRecord
 	err := r.call(ctx, "project", ProjectRequest{ProjectID: projectID}, &out)
-	return out, err
+	return out.Project(), err
 }
 
 func (r *RemoteStore) History(ctx context.Context, jobID string, turn int) ([]agent.Message, error) {
@@ -196,7 +133,7 @@ func (r *RemoteStore) AddUsage(ctx context.Context, jobID string, steps int, tok
 
 func (r *RemoteStore) FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error {
 	r.forget(jobID)
-	return r.retry(ctx, "finish", FinishRequest{JobID: jobID, Owner: owner, Result: res}, nil)
+	return r.retry(ctx, "finish", FinishRequest{JobID: jobID, Owner: owner, Result: RecordOf(res)}, nil)
 }
 
 func (r *RemoteStore) FailRun(ctx context.Context, jobID, owner, code, message string) error {
@@ -264,6 +201,7 @@ func (r *RemoteStore) call(ctx context.Context, op string, in, out any) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+r.token)
+	req.Header.Set(WorkerAPIHeader, strconv.Itoa(WorkerAPIVersion))
 	resp, err := r.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("jobs: unable to reach serve (%s): %w", op, err)

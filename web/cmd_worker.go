@@ -84,6 +84,8 @@ func runRemoteWorker(ctx context.Context, cfg Config, e env) error {
 	switch {
 	case errors.Is(err, jobs.ErrWorkerToken):
 		return &exitError{code: 1, msg: fmt.Sprintf("serve at FOLIO_SERVER_URL=%s refused FOLIO_WORKER_TOKEN: it is not serve's token, or serve has none set", redactURL(cfg.ServerURL))}
+	case errors.Is(err, jobs.ErrWorkerAPIVersion):
+		return &exitError{code: 1, msg: fmt.Sprintf("serve at FOLIO_SERVER_URL=%s is of another Folio release: %v; run the same release on serve and its workers", redactURL(cfg.ServerURL), err)}
 	case err != nil:
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot reach serve at FOLIO_SERVER_URL=%s: %v", redactURL(cfg.ServerURL), err)}
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -119,6 +120,12 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 	mux := http.NewServeMux()
 	handle := func(op string, f func(ctx context.Context, dec *json.Decoder) (any, error)) {
 		mux.HandleFunc("POST "+jobs.WorkerAPIPath+op, func(w http.ResponseWriter, r *http.Request) {
+			// No version: a worker from before versions were named, which
+			// speaks version 1.
+			if v := r.Header.Get(jobs.WorkerAPIHeader); v != "" && v != strconv.Itoa(jobs.WorkerAPIVersion) {
+				httpx.WriteError(w, r, httpx.Invalid(jobs.WorkerAPIVersionError(v)))
+				return
+			}
 			dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxWorkerBody))
 			out, err := f(r.Context(), dec)
 			var syntax *json.SyntaxError
@@ -147,6 +154,7 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 		}
 		return nil
 	}
+	info.WorkerAPI = jobs.WorkerAPIVersion
 	handle("hello", func(ctx context.Context, dec *json.Decoder) (any, error) {
 		return info, nil
 	})
@@ -160,7 +168,7 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 		}
 		j, ok, err := store.ClaimRun(ctx, in.Run, in.Owner, time.Duration(in.LeaseMs)*time.Millisecond)
 		if err != nil || !ok {
-			return jobs.ClaimResponse{OK: ok, Job: j}, err
+			return jobs.ClaimResponse{OK: ok, Job: j.Record()}, err
 		}
 		// What the run reads next comes with the claim: one round trip.
 		p, err := store.Project(ctx, j.ProjectID)
@@ -174,8 +182,8 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 			store.ReleaseRun(context.WithoutCancel(ctx), j.ID, in.Owner)
 			return nil, err
 		}
-		p = jobs.ForWorker(p)
-		return jobs.ClaimResponse{OK: true, Job: j, Project: &p, History: h}, nil
+		rec := jobs.ForWorker(p)
+		return jobs.ClaimResponse{OK: true, Job: j.Record(), Project: &rec, History: h}, nil
 	})
 	handle("extend", func(ctx context.Context, dec *json.Decoder) (any, error) {
 		var in jobs.LeaseRequest
@@ -236,7 +244,7 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 		}
 		// What follows a turn (next turn, webhook) must happen even if the
 		// worker hangs up now.
-		return nil, store.FinishRun(context.WithoutCancel(ctx), in.JobID, in.Owner, in.Result)
+		return nil, store.FinishRun(context.WithoutCancel(ctx), in.JobID, in.Owner, in.Result.Result())
 	})
 	handle("fail", func(ctx context.Context, dec *json.Decoder) (any, error) {
 		var in jobs.FailRequest
