@@ -76,11 +76,18 @@ func genericMarkers(lower string) (crawler, library bool) {
 // product name ("Zeno", "phpMyAdmin", "Google-Lens"), a library
 // ("libfetch/2.0"), or "Mozilla/4.0 (compatible;)" with nothing inside.
 var (
+	// Engines and browsers, found anywhere ("MobileSafari/604.1 CFNetwork/…",
+	// "MQQBrowser") …
 	engineMarkers = []string{
-		"applewebkit", "gecko", "khtml", "trident", "msie", "presto", "edge", "chrome", "firefox", "safari", "opera", "fennec",
-		"seamonkey", "konqueror", "icab", "omniweb", "netpositive", "lynx", "w3m", "dillo", "netsurf", "ucweb", "ucbrowser",
-		"netfront", "obigo", "teleca", "openwave", "up.browser", "up.link", "dolfin", "jasmine", "polaris", "blazer", "avantgo",
-		"iemobile", "mosaic", "netscape", "webtv", "nintendobrowser", "planetweb", "webkit",
+		"applewebkit", "webkit", "gecko", "khtml", "trident", "msie", "presto", "chrome", "firefox", "safari", "fennec",
+		"seamonkey", "konqueror", "omniweb", "netpositive", "ucweb", "ucbrowser", "netfront", "obigo", "openwave",
+		"up.browser", "up.link", "iemobile", "nintendobrowser", "mosaic", "netscape", "browser",
+	}
+	// … or, for names that are also parts of words ("edge" in "knowledge",
+	// "opera" in "operator"), starting a word.
+	engineWords = []string{
+		"edge", "opera", "icab", "lynx", "w3m", "dillo", "netsurf", "teleca", "dolfin", "jasmine", "polaris", "blazer",
+		"avantgo", "webtv", "planetweb", "links (", "elinks", "ibrowse",
 	}
 	deviceMarkers = []string{
 		"android", "iphone", "ipad", "ipod", "blackberry", "bb10", "playbook", "symbian", "series40", "series60", "s60", "midp",
@@ -98,8 +105,12 @@ var (
 // browserShaped says whether a user agent has a browser's shape (see
 // engineMarkers).
 func browserShaped(lower string) bool {
-	// "…Browser" names a browser anywhere: QQBrowser, NokiaBrowser.
-	if strings.Contains(lower, "browser") || namesWord(lower, engineMarkers) || namesWord(lower, deviceMarkers) {
+	for _, m := range engineMarkers {
+		if strings.Contains(lower, m) {
+			return true
+		}
+	}
+	if namesWord(lower, engineWords) || namesWord(lower, deviceMarkers) {
 		return true
 	}
 	return (strings.HasPrefix(lower, "mozilla/") || strings.HasPrefix(lower, "opera/")) && namesWord(lower, desktopMarkers)

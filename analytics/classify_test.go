@@ -320,6 +320,10 @@ func TestClassifyIssue24Kinds(t *testing.T) {
 			{"Dalvik/2.1.0 (Linux; U; Android 9; SM-G960F Build/PPR1.180610.011)", Human},
 			{"QQBrowser (Linux; U; zh-cn; HTC Hero Build/FRF91)", Human},
 			{"Midori/0.2 (X11; Linux; U; en-us) WebKit/531.2 ", Human},
+			{"MobileSafari/604.1 CFNetwork/978.0.7 Darwin/18.7.0", Human},
+			{"Links (2.7; Linux 3.7.9-2-ARCH x86_64; GNU C 4.7.1; text)", Human},
+			{"ELinks/0.12~pre6-4 (textmode; Linux; 157x50-2)", Human},
+			{"IBrowse/2.3 (AmigaOS 3.9)", Human},
 		}},
 		{"service fetchers that append their name to a browser string", []struct {
 			ua   string
