@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // The dashboard's range (CONTRACT §6): a default when none is asked for,
@@ -31,7 +33,7 @@ func (r PageRange) Days() int { return DayCount(r.First, r.Last.AddDate(0, 0, 1)
 // missing from DefaultRangeDays days up to to. firstView gives the
 // project's first page view, for All time. Problems are written for
 // people, naming the field they are about (from or to).
-func ParsePageRange(get func(string) string, now time.Time, firstView func() (time.Time, bool, error)) (PageRange, []Problem, error) {
+func ParsePageRange(get func(string) string, now time.Time, firstView func() (time.Time, bool, error)) (PageRange, model.FieldErrors, error) {
 	today := startOfDay(now)
 	if get("range") == "all" {
 		r := PageRange{All: true, First: today, Last: today, Unit: Month}
@@ -45,7 +47,7 @@ func ParsePageRange(get func(string) string, now time.Time, firstView func() (ti
 		r.Query = r.query()
 		return r, nil, nil
 	}
-	var problems []Problem
+	var problems model.FieldErrors
 	day := func(field, label string) *time.Time {
 		v := get(field)
 		if v == "" {
@@ -53,7 +55,7 @@ func ParsePageRange(get func(string) string, now time.Time, firstView func() (ti
 		}
 		t, err := time.Parse(time.DateOnly, v)
 		if err != nil {
-			problems = append(problems, Problem{field, fmt.Sprintf("The %s date “%s” is not a date. Pick one from the calendar, or type it as %s.", label, v, today.Format(time.DateOnly))})
+			problems.Add(field, "The %s date “%s” is not a date. Pick one from the calendar, or type it as %s.", label, v, today.Format(time.DateOnly))
 			return nil
 		}
 		return &t
@@ -72,11 +74,11 @@ func ParsePageRange(get func(string) string, now time.Time, firstView func() (ti
 	}
 	switch {
 	case r.Last.Before(r.First) && to == nil:
-		return r, []Problem{{"from", fmt.Sprintf("The start date, %s, is after today (%s). Pick an earlier start date.", longDay(r.First), longDay(today))}}, nil
+		return r, model.Invalid("from", fmt.Sprintf("The start date, %s, is after today (%s). Pick an earlier start date.", longDay(r.First), longDay(today))), nil
 	case r.Last.Before(r.First):
-		return r, []Problem{{"to", fmt.Sprintf("The end date, %s, is before the start date, %s. Swap them, or pick a preset.", longDay(r.Last), longDay(r.First))}}, nil
+		return r, model.Invalid("to", fmt.Sprintf("The end date, %s, is before the start date, %s. Swap them, or pick a preset.", longDay(r.Last), longDay(r.First))), nil
 	case r.First.Before(r.Last.AddDate(-MaxRangeYears, 0, 0)):
-		return r, []Problem{{"from", fmt.Sprintf("From %s to %s is more than %d years; a range picked by date spans at most %d. Pick a later start date, or choose All time.", longDay(r.First), longDay(r.Last), MaxRangeYears, MaxRangeYears)}}, nil
+		return r, model.Invalid("from", fmt.Sprintf("From %s to %s is more than %d years; a range picked by date spans at most %d. Pick a later start date, or choose All time.", longDay(r.First), longDay(r.Last), MaxRangeYears, MaxRangeYears)), nil
 	}
 	r.Query = r.query()
 	r.Unit = UnitFor(*r.Query.From, *r.Query.To)

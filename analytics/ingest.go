@@ -11,6 +11,7 @@ import (
 
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
+	"github.com/folio-docs/folio/model"
 )
 
 // MaxBatch is the most events one events-API request may carry (CONTRACT §3).
@@ -46,12 +47,6 @@ func (e Event) Raw() RawEvent {
 	return RawEvent{Path: e.Path, Timestamp: e.At.UTC().Format(time.RFC3339Nano), UserAgent: e.UserAgent, IP: e.IP, VisitorID: e.VisitorID, Accept: e.Accept}
 }
 
-// Problem names one invalid field of a request.
-type Problem struct {
-	Field   string
-	Message string
-}
-
 // Limits on an event's fields.
 const (
 	maxPathLen      = 2048
@@ -62,18 +57,18 @@ const (
 
 // ParseEvents validates a batch whole: either every event is good and they
 // are returned, or the problems name each bad field (events[3].timestamp).
-func ParseEvents(raw []RawEvent, now time.Time) ([]Event, []Problem) {
+func ParseEvents(raw []RawEvent, now time.Time) ([]Event, model.FieldErrors) {
 	switch {
 	case len(raw) == 0:
-		return nil, []Problem{{"events", "At least one event is required."}}
+		return nil, model.Invalid("events", "At least one event is required.")
 	case len(raw) > MaxBatch:
-		return nil, []Problem{{"events", fmt.Sprintf("At most %d events are accepted a request; got %d.", MaxBatch, len(raw))}}
+		return nil, model.Invalid("events", fmt.Sprintf("At most %d events are accepted a request; got %d.", MaxBatch, len(raw)))
 	}
-	var problems []Problem
+	var problems model.FieldErrors
 	events := make([]Event, len(raw))
 	for i, r := range raw {
 		field := func(name, format string, args ...any) {
-			problems = append(problems, Problem{fmt.Sprintf("events[%d].%s", i, name), fmt.Sprintf(format, args...)})
+			problems.Add(fmt.Sprintf("events[%d].%s", i, name), format, args...)
 		}
 		path, msg := normalizePath(r.Path)
 		if msg != "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // Paging limits of the exports (CONTRACT §3).
@@ -29,9 +31,9 @@ type Query struct {
 
 // ParseQuery reads dateFrom, dateTo, limit and offset as the contract says,
 // naming the parameter of every problem; nothing is clamped.
-func ParseQuery(get func(string) string) (Query, []Problem) {
+func ParseQuery(get func(string) string) (Query, model.FieldErrors) {
 	q := Query{Limit: DefaultLimit}
-	var problems []Problem
+	var problems model.FieldErrors
 	for _, b := range []struct {
 		name string
 		dst  **time.Time
@@ -42,19 +44,19 @@ func ParseQuery(get func(string) string) (Query, []Problem) {
 		}
 		t, err := ParseBound(v)
 		if err != nil {
-			problems = append(problems, Problem{b.name, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2026-01-02T15:04:05Z).", b.name, v)})
+			problems.Add(b.name, "%s %q is not a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2026-01-02T15:04:05Z).", b.name, v)
 			continue
 		}
 		// Views are kept to the millisecond: a finer bound could not be
 		// compared at the precision it was given.
 		if t.Nanosecond()%int(time.Millisecond) != 0 {
-			problems = append(problems, Problem{b.name, fmt.Sprintf("%s %q is finer than a millisecond; page views are kept to the millisecond, so give at most 3 decimal places.", b.name, v)})
+			problems.Add(b.name, "%s %q is finer than a millisecond; page views are kept to the millisecond, so give at most 3 decimal places.", b.name, v)
 			continue
 		}
 		*b.dst = &t
 	}
 	if q.From != nil && q.To != nil && !q.From.Before(*q.To) {
-		problems = append(problems, Problem{"dateTo", "dateTo must be after dateFrom (dateTo is exclusive)."})
+		problems.Add("dateTo", "dateTo must be after dateFrom (dateTo is exclusive).")
 	}
 	for _, n := range []struct {
 		name     string
@@ -71,7 +73,7 @@ func ParseQuery(get func(string) string) (Query, []Problem) {
 			if n.name == "offset" {
 				msg = fmt.Sprintf("offset must be an integer of 0 or more; got %q.", v)
 			}
-			problems = append(problems, Problem{n.name, msg})
+			problems.Add(n.name, "%s", msg)
 			continue
 		}
 		*n.dst = i

@@ -216,7 +216,7 @@ func SignupPage(s Shell, v SignupView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				if msg, ok := v.Errors[""]; ok {
+				if msg := v.Errors.Of(""); msg != "" {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<div class=\"notice notice-error\" role=\"alert\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

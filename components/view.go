@@ -27,11 +27,9 @@ const (
 	TabAnalytics = "analytics"
 )
 
-// FormErrors maps a field name to what is wrong with it; "" is the whole form.
-type FormErrors map[string]string
-
-// Has reports whether any field is wrong.
-func (e FormErrors) Has() bool { return len(e) > 0 }
+// FormErrors are the fields a form was refused for, each with why; the
+// field "" is the form as a whole.
+type FormErrors = model.FieldErrors
 
 // LoginView is the sign-in form.
 type LoginView struct {

@@ -45,7 +45,8 @@ func (s *Service) Create(ctx context.Context, projectID, prompt, idemKey string)
 
 // Start starts a job on a project with its first prompt and enqueues its
 // first run. A ref must exist in the project's repository and a model must
-// be one the provider lists (where it lists them): otherwise a FieldError.
+// be one the provider lists (where it lists them): otherwise model.FieldErrors
+// naming the field.
 // With an idempotency key, the same key and body within 24 hours give the
 // job created the first time, without counting against the rate limit. If
 // the queue is unreachable nothing is stored (model.ErrQueueUnavailable).

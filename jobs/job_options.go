@@ -9,16 +9,9 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/codehost"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/projects"
 )
-
-// FieldError refuses a request because of one field (the API's 400 naming it).
-type FieldError struct {
-	Field   string
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 // RefChecker says whether a repository has a branch (projects.Validator).
 type RefChecker interface {
@@ -47,14 +40,14 @@ type modelCache struct {
 // finds out, and fails with ref_not_found if so.
 func (s *Service) checkRef(ctx context.Context, repo, ref string) error {
 	if !projects.ValidRefName(ref) {
-		return &FieldError{"ref", fmt.Sprintf("Field \"ref\" must be a branch name, such as main; %q is not.", ref)}
+		return model.Invalid("ref", fmt.Sprintf("Field \"ref\" must be a branch name, such as main; %q is not.", ref))
 	}
 	if s.cfg.Refs == nil {
 		return nil
 	}
 	err := s.cfg.Refs.CheckRef(ctx, repo, ref)
 	if errors.Is(err, codehost.ErrRefNotFound) {
-		return &FieldError{"ref", fmt.Sprintf("Field \"ref\": the repository %s has no branch %q.", repo, ref)}
+		return model.Invalid("ref", fmt.Sprintf("Field \"ref\": the repository %s has no branch %q.", repo, ref))
 	}
 	if err != nil && !errors.Is(err, codehost.ErrRepositoryNotFound) {
 		s.log.Warn("unable to check a job's ref; the run will", "ref", ref, "err", err)
@@ -63,13 +56,13 @@ func (s *Service) checkRef(ctx context.Context, repo, ref string) error {
 }
 
 // checkModel refuses a model the provider does not list, where it lists them.
-func (s *Service) checkModel(ctx context.Context, model string) error {
-	if len(model) > 200 || !modelName.MatchString(model) {
-		return &FieldError{"model", "Field \"model\" must be a model name without spaces, such as gpt-4.1."}
+func (s *Service) checkModel(ctx context.Context, name string) error {
+	if len(name) > 200 || !modelName.MatchString(name) {
+		return model.Invalid("model", "Field \"model\" must be a model name without spaces, such as gpt-4.1.")
 	}
 	listed, ok := s.listedModels(ctx)
-	if ok && !slices.Contains(listed, model) {
-		return &FieldError{"model", fmt.Sprintf("Field \"model\": the provider does not offer %q; GET /v2/agent/{projectId}/models lists the models a job may use.", model)}
+	if ok && !slices.Contains(listed, name) {
+		return model.Invalid("model", fmt.Sprintf("Field \"model\": the provider does not offer %q; GET /v2/agent/{projectId}/models lists the models a job may use.", name))
 	}
 	return nil
 }

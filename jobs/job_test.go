@@ -362,10 +362,10 @@ func TestSweepLeavesRunningJobsAlone(t *testing.T) {
 func TestPromptLength(t *testing.T) {
 	w := newWorld(t, jobs.Config{})
 	ctx := context.Background()
-	var pe *jobs.PromptError
+	var refused model.FieldErrors
 	for _, p := range []string{"", strings.Repeat("é", jobs.MaxPromptLength+1)} {
-		if _, err := w.svc.Create(ctx, w.project.ID, p, ""); !errors.As(err, &pe) {
-			t.Fatalf("create with a %d-character prompt: err = %v, want PromptError", len([]rune(p)), err)
+		if _, err := w.svc.Create(ctx, w.project.ID, p, ""); !errors.As(err, &refused) || refused.Of("prompt") == "" {
+			t.Fatalf("create with a %d-character prompt: err = %v, want FieldErrors naming prompt", len([]rune(p)), err)
 		}
 	}
 	if _, err := w.svc.Create(ctx, w.project.ID, strings.Repeat("é", jobs.MaxPromptLength), ""); err != nil {

@@ -39,11 +39,6 @@ const DefaultLease = 15 * time.Second
 // MaxPromptLength is the longest prompt accepted, in characters.
 const MaxPromptLength = 32000
 
-// PromptError says why a prompt was refused.
-type PromptError struct{ Message string }
-
-func (e *PromptError) Error() string { return e.Message }
-
 // RateLimitedError refuses a request over its quota.
 type RateLimitedError struct{ Quota Quota }
 
@@ -146,9 +141,9 @@ var modelName = regexp.MustCompile(`^\S+$`)
 func checkPrompt(p string) error {
 	switch n := utf8.RuneCountInString(p); {
 	case n == 0:
-		return &PromptError{"Field \"prompt\" is required and must not be empty."}
+		return model.Invalid("prompt", "Field \"prompt\" is required and must not be empty.")
 	case n > MaxPromptLength:
-		return &PromptError{fmt.Sprintf("Field \"prompt\" must be at most %d characters; it has %d.", MaxPromptLength, n)}
+		return model.Invalid("prompt", fmt.Sprintf("Field \"prompt\" must be at most %d characters; it has %d.", MaxPromptLength, n))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // The domain's sentinel errors, each defined here once; callers match them
@@ -69,3 +70,57 @@ var (
 // ErrOriginNotAllowed refuses a tracker's page view from a page outside
 // the project's allowed domains.
 var ErrOriginNotAllowed = errors.New("analytics: origin not allowed for this project")
+
+// FieldError is one field of a request refused, with why in a sentence.
+// Field is named as the door that took it names it ("prompt",
+// "events[3].path", "webhook_url"); "" is the request, or the form, as a
+// whole. Its JSON is an element of the contract's "details" (§5).
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// FieldErrors is a request refused for its fields: every field refused,
+// in the order found. An empty FieldErrors refuses nothing; Err turns it
+// into the error to return.
+type FieldErrors []FieldError
+
+// Invalid refuses one field.
+func Invalid(field, message string) FieldErrors {
+	return FieldErrors{{Field: field, Message: message}}
+}
+
+// Add refuses field, saying why in the sentence format makes.
+func (e *FieldErrors) Add(field, format string, args ...any) {
+	*e = append(*e, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// Err is e as an error: nil when no field is refused. (An empty
+// FieldErrors returned as an error would be an error that is not nil.)
+func (e FieldErrors) Err() error {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
+}
+
+// Of returns why field was refused (the first reason, if several), or "".
+func (e FieldErrors) Of(field string) string {
+	for _, f := range e {
+		if f.Field == field {
+			return f.Message
+		}
+	}
+	return ""
+}
+
+func (e FieldErrors) Error() string {
+	msgs := make([]string, len(e))
+	for i, f := range e {
+		msgs[i] = f.Message
+		if f.Field != "" {
+			msgs[i] = f.Field + ": " + f.Message
+		}
+	}
+	return strings.Join(msgs, "; ")
+}

@@ -16,15 +16,15 @@ var hostname = regexp.MustCompile(`^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.
 // types them, separated by commas or white space in any case, into the
 // stored form: lower-cased, without repeats, joined by commas. The first
 // that is not a host name is refused and left out.
-func normaliseDomains(p *model.Project) Errors {
+func normaliseDomains(p *model.Project) model.FieldErrors {
 	seen := map[string]bool{}
 	var domains []string
-	var errs Errors
+	var errs model.FieldErrors
 	for _, f := range strings.FieldsFunc(p.AllowedDomains, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
 		h := strings.ToLower(f)
 		if !hostname.MatchString(h) {
-			if errs == nil {
-				errs = Errors{{FieldAllowedDomains, "“" + f + "” is not a host name, such as docs.example.com or *.example.com."}}
+			if len(errs) == 0 {
+				errs = model.FieldErrors{{Field: FieldAllowedDomains, Message: "“" + f + "” is not a host name, such as docs.example.com or *.example.com."}}
 			}
 			continue
 		}

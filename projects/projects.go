@@ -33,33 +33,6 @@ const (
 	FieldWebhookSecret = "webhook_secret"
 )
 
-// FieldError is one setting refused, with why in a sentence.
-type FieldError struct {
-	Field   string
-	Message string
-}
-
-// Errors is every setting refused; nil when the project is valid.
-type Errors []FieldError
-
-func (e Errors) Error() string {
-	msgs := make([]string, len(e))
-	for i, f := range e {
-		msgs[i] = f.Field + ": " + f.Message
-	}
-	return strings.Join(msgs, "; ")
-}
-
-// Of returns the message for field, or "".
-func (e Errors) Of(field string) string {
-	for _, f := range e {
-		if f.Field == field {
-			return f.Message
-		}
-	}
-	return ""
-}
-
 // Validator checks projects.
 type Validator struct {
 	// Hosts reaches the code hosts to check that a repository and its ref
@@ -90,12 +63,12 @@ func ValidRefName(ref string) bool {
 
 // Check validates p. old is the stored project (the zero Project for a new
 // one): the repository policy applies to a repository that changes, and the
-// code host is asked only when the repository or the ref changes.
-func (v Validator) Check(ctx context.Context, p, old model.Project) Errors {
-	var errs Errors
-	add := func(field, format string, args ...any) {
-		errs = append(errs, FieldError{field, fmt.Sprintf(format, args...)})
-	}
+// code host is asked only when the repository or the ref changes. It
+// returns every setting refused, named by the fields above; none when p
+// is valid.
+func (v Validator) Check(ctx context.Context, p, old model.Project) model.FieldErrors {
+	var errs model.FieldErrors
+	add := errs.Add
 	if strings.TrimSpace(p.Name) == "" || len(p.Name) > 100 {
 		add(FieldName, "Give the project a name of up to 100 characters.")
 	}

@@ -59,10 +59,10 @@ func (s *Service) ForUser(ctx context.Context, userID string) ([]model.Project, 
 }
 
 // Create stores a new project; its owner, if set, becomes its first
-// member. Settings that cannot work are refused with Errors, together with
+// member. Settings that cannot work are refused with model.FieldErrors, with
 // the project as it would have been stored (its allowed domains tidied).
 func (s *Service) Create(ctx context.Context, p model.Project) (model.Project, error) {
-	if errs := s.validate(ctx, &p, model.Project{}); errs != nil {
+	if errs := s.validate(ctx, &p, model.Project{}); len(errs) > 0 {
 		return p, errs
 	}
 	return s.store.CreateProject(ctx, p)
@@ -71,15 +71,15 @@ func (s *Service) Create(ctx context.Context, p model.Project) (model.Project, e
 // Update stores p's settings over old, the project as stored; refusals
 // are as Create's.
 func (s *Service) Update(ctx context.Context, old, p model.Project) (model.Project, error) {
-	if errs := s.validate(ctx, &p, old); errs != nil {
+	if errs := s.validate(ctx, &p, old); len(errs) > 0 {
 		return p, errs
 	}
 	return s.store.UpdateProject(ctx, p)
 }
 
 // validate tidies p and checks it against old (the zero Project for a new
-// one); nil when it can be stored.
-func (s *Service) validate(ctx context.Context, p *model.Project, old model.Project) Errors {
+// one); empty when it can be stored.
+func (s *Service) validate(ctx context.Context, p *model.Project, old model.Project) model.FieldErrors {
 	domainErrs := normaliseDomains(p)
 	return append(s.check.Check(ctx, *p, old), domainErrs...)
 }

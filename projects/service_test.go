@@ -36,9 +36,9 @@ func TestCreateRefusesWhatCannotWorkAndStoresNothing(t *testing.T) {
 	ctx := context.Background()
 	s, _, ada := newTestService(t)
 	p, err := s.Create(ctx, model.Project{Name: " ", Repository: "acme/docs", Ref: "main", OwnerID: ada.ID})
-	var errs projects.Errors
+	var errs model.FieldErrors
 	if !errors.As(err, &errs) || errs.Of(projects.FieldName) == "" {
-		t.Fatalf("Create without a name = %v, want Errors naming %s", err, projects.FieldName)
+		t.Fatalf("Create without a name = %v, want FieldErrors naming %s", err, projects.FieldName)
 	}
 	if p.ID != "" {
 		t.Errorf("a refused project has id %q", p.ID)
@@ -71,7 +71,7 @@ func TestAllowedDomainsAreTidiedAndChecked(t *testing.T) {
 	q := p
 	q.AllowedDomains = "docs.example.com <Script>"
 	p, err = s.Update(ctx, p, q)
-	var errs projects.Errors
+	var errs model.FieldErrors
 	if !errors.As(err, &errs) || errs.Of(projects.FieldAllowedDomains) != "“<Script>” is not a host name, such as docs.example.com or *.example.com." {
 		t.Fatalf("Update with a bad domain = %v", err)
 	}

@@ -149,7 +149,7 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 // refuseProject turns a refused project into one line naming the flag, and
 // exit status 1; any other error is returned as it is.
 func refuseProject(err error) error {
-	var errs projects.Errors
+	var errs model.FieldErrors
 	if !errors.As(err, &errs) {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
+	"github.com/folio-docs/folio/model"
 )
 
 // AnalyticsExporter answers the analytics exports.
@@ -52,11 +53,10 @@ func analyticsExport[T any](export func(context.Context, string, analytics.Query
 }
 
 // invalidProblems is the 400 for a domain's list of invalid fields.
-func invalidProblems(problems []analytics.Problem) *httpx.Error {
-	details := make([]httpx.FieldError, len(problems))
+func invalidProblems(problems model.FieldErrors) *httpx.Error {
+	details := problems
 	names := make([]string, len(problems))
 	for i, p := range problems {
-		details[i] = httpx.FieldError{Field: p.Field, Message: p.Message}
 		names[i] = p.Field
 	}
 	if len(problems) == 1 {

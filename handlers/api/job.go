@@ -102,14 +102,11 @@ func idempotencyKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 
 // writeJobError answers a domain error in the contract's shape.
 func writeJobError(w http.ResponseWriter, r *http.Request, err error) {
-	var pe *jobs.PromptError
 	var rl *jobs.RateLimitedError
-	var fe *jobs.FieldError
+	var fe model.FieldErrors
 	switch {
-	case errors.As(err, &pe):
-		httpx.WriteError(w, r, httpx.InvalidField("prompt", pe.Message))
 	case errors.As(err, &fe):
-		httpx.WriteError(w, r, httpx.InvalidField(fe.Field, fe.Message))
+		httpx.WriteError(w, r, invalidProblems(fe))
 	case errors.As(err, &rl):
 		httpx.SetRetryAfter(w, rl.Quota.Reset)
 		httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Rate limit exceeded: %d requests per hour for this project; retry after the Retry-After seconds.", rl.Quota.Limit))

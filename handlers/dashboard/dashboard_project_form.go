@@ -8,7 +8,6 @@ import (
 
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/model"
-	"github.com/folio-docs/folio/projects"
 )
 
 // ProjectService creates and changes projects and their members, with the
@@ -50,20 +49,12 @@ func projectForm(r *http.Request, p *model.Project) {
 	}
 }
 
-// projectErrors are the form's messages for the settings projects refused,
-// the first for each field; nil when err is no such refusal.
-func projectErrors(err error) components.FormErrors {
-	var refused projects.Errors
-	if !errors.As(err, &refused) {
-		return nil
-	}
-	errs := components.FormErrors{}
-	for _, e := range refused {
-		if errs[e.Field] == "" {
-			errs[e.Field] = e.Message
-		}
-	}
-	return errs
+// projectErrors are the settings projects refused; none when err is no
+// such refusal.
+func projectErrors(err error) model.FieldErrors {
+	var refused model.FieldErrors
+	errors.As(err, &refused)
+	return refused
 }
 
 // formOf is a project's settings as the form shows them.

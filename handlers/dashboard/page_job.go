@@ -100,10 +100,10 @@ func (d *Dashboard) memberJob(w http.ResponseWriter, r *http.Request) (model.Pro
 // jobFormError says in a sentence why the jobs domain refused a form, with
 // the status the page answers; 500 means the cause is for the log only.
 func jobFormError(err error) (int, string) {
-	var pe *jobs.PromptError
+	var fe model.FieldErrors
 	var rl *jobs.RateLimitedError
 	switch {
-	case errors.As(err, &pe):
+	case errors.As(err, &fe) && fe.Of("prompt") != "":
 		return http.StatusUnprocessableEntity, "Write a prompt for the agent (up to 32,000 characters)."
 	case errors.As(err, &rl):
 		wait := time.Duration(max(1, math.Ceil(rl.Quota.Reset.Minutes()))) * time.Minute

@@ -22,9 +22,9 @@ func (d *Dashboard) KeyCreate(w http.ResponseWriter, r *http.Request) {
 	plain, rec, err := d.keys.Issue(r.Context(), p.ID, f.Name, f.Scope, f.Expiry)
 	switch {
 	case errors.Is(err, model.ErrKeyName):
-		f.Errors = components.FormErrors{"name": auth.KeyNameRule}
+		f.Errors = model.Invalid("name", auth.KeyNameRule)
 	case errors.Is(err, model.ErrKeyOptions):
-		f.Errors = components.FormErrors{"": "Choose a scope (read or write) and an expiry from the lists."}
+		f.Errors = model.Invalid("", "Choose a scope (read or write) and an expiry from the lists.")
 	}
 	if f.Errors != nil {
 		d.renderKeys(w, r, http.StatusUnprocessableEntity, p, components.KeysView{Form: f})

@@ -12,7 +12,7 @@ func (d *Dashboard) ProjectCreate(w http.ResponseWriter, r *http.Request) {
 	p := model.Project{OwnerID: u.ID}
 	projectForm(r, &p)
 	p, err := d.projects.Create(r.Context(), p)
-	if errs := projectErrors(err); errs.Has() {
+	if errs := projectErrors(err); len(errs) > 0 {
 		f := d.formOf(p)
 		f.Errors = errs
 		d.renderProjects(w, r, http.StatusUnprocessableEntity, f)

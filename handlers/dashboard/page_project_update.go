@@ -15,7 +15,7 @@ func (d *Dashboard) ProjectUpdate(w http.ResponseWriter, r *http.Request) {
 	p := saved
 	projectForm(r, &p)
 	p, err := d.projects.Update(r.Context(), saved, p)
-	if errs := projectErrors(err); errs.Has() {
+	if errs := projectErrors(err); len(errs) > 0 {
 		f := d.formOf(p)
 		f.Errors = errs
 		// The header keeps the stored name until the change is saved.

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -86,7 +87,7 @@ func (d *Dashboard) Signup(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, http.StatusForbidden, components.SignupPage(d.shell(r, "Sign up"), v))
 		return
 	}
-	if v.Errors = accountErrors(err, "An account with this email exists. Sign in instead."); v.Errors.Has() {
+	if v.Errors = accountErrors(err, "An account with this email exists. Sign in instead."); len(v.Errors) > 0 {
 		d.render(w, r, http.StatusUnprocessableEntity, components.SignupPage(d.shell(r, "Sign up"), v))
 		return
 	}
@@ -101,7 +102,7 @@ func (d *Dashboard) signupInvited(w http.ResponseWriter, r *http.Request, token 
 	case err == nil:
 		d.welcome(w, r, u, "Welcome to Folio. You are a member of "+inv.ProjectName+".", "/projects/"+inv.ProjectID)
 	case d.invitationRefused(w, r, inv, err):
-	case accountErrors(err, "").Has():
+	case len(accountErrors(err, "")) > 0:
 		v := components.SignupView{Invite: inviteSignup(token, inv),
 			Errors: accountErrors(err, "An account with this email exists. Sign in, then open the link again.")}
 		d.render(w, r, http.StatusUnprocessableEntity, components.SignupPage(d.shell(r, "Sign up"), v))
@@ -112,18 +113,16 @@ func (d *Dashboard) signupInvited(w http.ResponseWriter, r *http.Request, token 
 
 // accountErrors are the form's messages for why accounts refused an email
 // address or password; taken is what to say of an address with an account.
-func accountErrors(err error, taken string) components.FormErrors {
-	errs := components.FormErrors{}
-	if errors.Is(err, model.ErrInvalidEmail) {
-		errs["email"] = "Enter an email address, such as ada@example.com."
+func accountErrors(err error, taken string) model.FieldErrors {
+	switch {
+	case errors.Is(err, model.ErrInvalidEmail):
+		return model.Invalid("email", "Enter an email address, such as ada@example.com.")
+	case errors.Is(err, model.ErrEmailTaken):
+		return model.Invalid("email", taken)
+	case errors.Is(err, model.ErrPasswordTooShort):
+		return model.Invalid("password", fmt.Sprintf("The password must be at least %d characters.", model.MinPasswordLen))
 	}
-	if errors.Is(err, model.ErrEmailTaken) {
-		errs["email"] = taken
-	}
-	if errors.Is(err, model.ErrPasswordTooShort) {
-		errs["password"] = "The password must be at least 8 characters."
-	}
-	return errs
+	return nil
 }
 
 // welcome signs a new account in and sends it on.

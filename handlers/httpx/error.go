@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // Stable error codes of the contract (§5).
@@ -23,19 +25,13 @@ const (
 	CodeUnavailable          = "unavailable"
 )
 
-// FieldError names one invalid field of a request.
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
-
 // Error is the body of every error response.
 type Error struct {
-	Status    int          `json:"-"`
-	Message   string       `json:"error"`
-	Code      string       `json:"code"`
-	Details   []FieldError `json:"details,omitempty"`
-	RequestID string       `json:"requestId,omitempty"`
+	Status    int               `json:"-"`
+	Message   string            `json:"error"`
+	Code      string            `json:"code"`
+	Details   model.FieldErrors `json:"details,omitempty"`
+	RequestID string            `json:"requestId,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -46,13 +42,13 @@ func NewError(status int, code, format string, args ...any) *Error {
 }
 
 // Invalid is a 400 naming the fields at fault.
-func Invalid(message string, details ...FieldError) *Error {
+func Invalid(message string, details ...model.FieldError) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: CodeInvalidRequest, Message: message, Details: details}
 }
 
 // InvalidField is a 400 about one field, whose message is also the error's.
 func InvalidField(field, message string) *Error {
-	return Invalid(message, FieldError{Field: field, Message: message})
+	return Invalid(message, model.FieldError{Field: field, Message: message})
 }
 
 // WriteError is the one writer of error responses. A server error met
