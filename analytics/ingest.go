@@ -25,6 +25,9 @@ type Event struct {
 	IP        string
 	VisitorID string
 	Accept    string
+	// Referrer is the page the reader came from, where the door has it;
+	// nothing stores it yet (issue 24 adds its storage and channels).
+	Referrer string
 	// LineHash names the log line an imported view came from, so a line
 	// imported twice is stored once.
 	LineHash []byte

@@ -10,7 +10,13 @@ import (
 
 // parseLogLine is the combined-log line parser under test, in one place so
 // the fuzz target follows it if its signature changes.
-func parseLogLine(line []byte) (Event, string) { return parseCombined(line) }
+func parseLogLine(line []byte) (Event, string) {
+	r, reason := CombinedFormat.NewParser().Parse(line)
+	if reason != "" {
+		return Event{}, reason
+	}
+	return pageView(r, nil)
+}
 
 // formatCombined writes e as nginx's combined format would log it.
 func formatCombined(e Event, status int) string {
@@ -63,6 +69,52 @@ func FuzzParseCombined(f *testing.F) {
 		}
 		if again.Path != e.Path || !again.At.Equal(e.At) || again.UserAgent != e.UserAgent || again.IP != e.IP {
 			t.Fatalf("%q: logged again and parsed, %+v became %+v", line, e, again)
+		}
+	})
+}
+
+// FuzzLogFormats: under every format, a line is a page view with a valid
+// address or visitor, a UTC time and a normalized path, or it is skipped
+// for a documented reason; never half a view.
+func FuzzLogFormats(f *testing.F) {
+	formats := []LogFormat{autoFormat{}}
+	formats = append(formats, logFormats...)
+	nginx, err := LogFormatByName(`nginx:$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for"`)
+	if err != nil {
+		f.Fatal(err)
+	}
+	formats = append(formats, nginx)
+	for _, c := range logCases {
+		for _, line := range strings.Split(c.text, "\n") {
+			for i := range formats {
+				f.Add(uint8(i), line)
+			}
+		}
+	}
+	reasons := map[string]bool{SkipMalformed: true, SkipMethod: true, SkipStatus: true, SkipAsset: true, SkipPath: true, SkipHeader: true, SkipEvent: true}
+	f.Fuzz(func(t *testing.T, which uint8, line string) {
+		format := formats[int(which)%len(formats)]
+		st := ImportStats{Skipped: map[string]int{}}
+		e, ok := newLogLines(ImportOptions{Format: format, Trusted: testTrusted}).read([]byte(line), &st)
+		if !ok {
+			for reason := range st.Skipped {
+				if !reasons[reason] {
+					t.Fatalf("%s %q: skipped for %q, not a documented reason", format.Name(), line, reason)
+				}
+			}
+			return
+		}
+		if _, err := netip.ParseAddr(e.IP); err != nil && e.VisitorID == "" {
+			t.Fatalf("%s %q: stored with address %q and no visitor: %v", format.Name(), line, e.IP, err)
+		}
+		if e.At.Location() != time.UTC || e.At.Before(time.Unix(0, 0)) {
+			t.Fatalf("%s %q: time %v", format.Name(), line, e.At)
+		}
+		if p, err := NormalizePath(e.Path); err != nil || p != e.Path {
+			t.Fatalf("%s %q: stored path %q is not a normalized path (%q, %v)", format.Name(), line, e.Path, p, err)
+		}
+		if len(e.LineHash) != 16 {
+			t.Fatalf("%s %q: no line key", format.Name(), line)
 		}
 	})
 }

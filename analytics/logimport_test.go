@@ -36,11 +36,12 @@ this is not a log line
 `
 	log = append(log, extra...)
 
-	first, err := s.ImportLog(ctx, project, bytes.NewReader(log), "")
+	first, err := s.ImportLog(ctx, project, bytes.NewReader(log), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ImportStats{Lines: 2006, Stored: 2002, Skipped: map[string]int{SkipMethod: 1, SkipStatus: 1, SkipAsset: 1, SkipMalformed: 1}}
+	want := ImportStats{Lines: 2006, Stored: 2002, Skipped: map[string]int{SkipMethod: 1, SkipStatus: 1, SkipAsset: 1, SkipMalformed: 1},
+		Format: "combined", Unparsed: []UnparsedLine{{Line: 2004, Text: "this is not a log line"}}}
 	if fmt.Sprint(first) != fmt.Sprint(want) {
 		t.Fatalf("first import %+v, want %+v", first, want)
 	}
@@ -54,7 +55,7 @@ this is not a log line
 	zw := gzip.NewWriter(&gz)
 	zw.Write(log)
 	zw.Close()
-	second, err := s.ImportLog(ctx, project, &gz, "")
+	second, err := s.ImportLog(ctx, project, &gz, ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func BenchmarkImportLog(b *testing.B) {
 		b.StopTimer()
 		s, _, project := newTestService(b)
 		b.StartTimer()
-		st, err := s.ImportLog(context.Background(), project, bytes.NewReader(log), "")
+		st, err := s.ImportLog(context.Background(), project, bytes.NewReader(log), ImportOptions{})
 		if err != nil || st.Stored != 100_000 {
 			b.Fatalf("%+v %v", st, err)
 		}
@@ -104,7 +105,7 @@ func TestImportLogStoresEachLineOnce(t *testing.T) {
 
 	imp := func(text, source string) ImportStats {
 		t.Helper()
-		st, err := s.ImportLog(ctx, project, strings.NewReader(text), source)
+		st, err := s.ImportLog(ctx, project, strings.NewReader(text), ImportOptions{Source: source})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,20 +11,22 @@ import (
 )
 
 func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
-	fs := newFlags("analytics import", "analytics import --project ID [--format combined] [--source NAME] FILE...", e)
+	fs := newFlags("analytics import", "analytics import --project ID [--format F] [--source NAME] FILE...", e)
 	project := fs.String("project", "", "project `id` (required)")
-	format := fs.String("format", "combined", "log `format`: combined (nginx and Apache)")
+	format := fs.String("format", "combined", "log `format`: "+analytics.LogFormatNames)
 	source := fs.String("source", "", "the `name` of the server the logs come from: identical lines of two sources both count, re-importing one source's files stores nothing twice")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	switch {
-	case *project == "":
+	if *project == "" {
 		return usageError(fs, "--project is required")
-	case *format != "combined":
-		return usageError(fs, "--format %q is not supported; use combined", *format)
-	case len(files) == 0:
+	}
+	f, err := analytics.LogFormatByName(*format)
+	if err != nil {
+		return usageError(fs, "--format: %v", err)
+	}
+	if len(files) == 0 {
 		return usageError(fs, "name at least one log FILE")
 	}
 	a, svc, err := openAnalytics(ctx, e, *project)
@@ -32,6 +34,7 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	defer a.Close()
+	opts := analytics.ImportOptions{Format: f, Source: *source, Trusted: a.cfg.TrustedProxies}
 	// The bar counts the files' bytes on disk (compressed or not).
 	var size int64
 	for _, name := range files {
@@ -42,36 +45,53 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	bar := newProgress(e, "import", size, "bytes")
 	total := analytics.ImportStats{Skipped: map[string]int{}}
 	for _, name := range files {
-		st, err := importFile(ctx, svc, *project, *source, name, bar)
-		total.Lines += st.Lines
-		total.Stored += st.Stored
-		for k, v := range st.Skipped {
-			total.Skipped[k] += v
-		}
+		opts.File = name
+		st, err := importFile(ctx, svc, *project, opts, bar)
+		total.Add(st)
 		if err != nil {
 			return fmt.Errorf("import %s: %w", name, err)
 		}
+		if *format == "auto" {
+			fmt.Fprintf(e.stderr, "  %s: format %s\n", name, orNone(st.Format))
+		}
 	}
 	bar.finish(fmt.Sprintf("%d lines read, %d page views stored, %d skipped", total.Lines, total.Stored, total.Lines-total.Stored), int64(total.Lines), "lines")
-	reasons := make([]string, 0, len(total.Skipped))
-	for k := range total.Skipped {
+	printSkipped(e, total)
+	return saveIndex(ctx, e, svc, *project)
+}
+
+// printSkipped says why lines were not stored, and shows the first lines
+// that did not parse.
+func printSkipped(e env, st analytics.ImportStats) {
+	reasons := make([]string, 0, len(st.Skipped))
+	for k := range st.Skipped {
 		reasons = append(reasons, k)
 	}
 	sort.Strings(reasons)
 	for _, k := range reasons {
-		fmt.Fprintf(e.stderr, "  skipped %d: %s\n", total.Skipped[k], k)
+		fmt.Fprintf(e.stderr, "  skipped %d: %s\n", st.Skipped[k], k)
 	}
-	return saveIndex(ctx, e, svc, *project)
+	for _, u := range st.Unparsed {
+		fmt.Fprintf(e.stderr, "  %s line %d does not parse: %s\n", u.File, u.Line, u.Text)
+	}
+}
+
+// orNone is s, or "none found" for "".
+func orNone(s string) string {
+	if s == "" {
+		return "none found"
+	}
+	return s
 }
 
 // importFile imports one log, counting its bytes into bar.
-func importFile(ctx context.Context, svc *analytics.Service, project, source, name string, bar *progress) (analytics.ImportStats, error) {
-	f, err := os.Open(name)
+func importFile(ctx context.Context, svc *analytics.Service, project string, opts analytics.ImportOptions, bar *progress) (analytics.ImportStats, error) {
+	f, err := os.Open(opts.File)
 	if err != nil {
 		return analytics.ImportStats{}, err
 	}
 	defer f.Close()
-	return svc.ImportLog(ctx, project, progressReader{r: f, p: bar}, source)
+	return svc.ImportLog(ctx, project, progressReader{r: f, p: bar}, opts)
 }
 
 func cmdAnalyticsGenerate(ctx context.Context, args []string, e env) error {
