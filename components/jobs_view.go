@@ -9,9 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/doccheck"
-	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -25,26 +22,30 @@ const PollEvery = "2s"
 // its event stream's events: only a fallback.
 const LivePollEvery = "30s"
 
-// streamTrigger is when a job page asks for its live part on the stream's
-// events: a burst of them, as the agent works, is one request.
-const streamTrigger = "sse:" + jobs.EventJob + " delay:100ms, sse:" + jobs.EventMessage + " delay:100ms"
-
 // JobsView is a project's jobs page: the launch form and a page of jobs.
 type JobsView struct {
-	ProjectID string
-	Jobs      []JobRow
-	Page      int // from 1
-	HasMore   bool
-	LaunchKey string // the launch form's idempotency key: a double submit launches one job
-	Prompt    string // the launch form's prompt, kept when it is refused
-	Error     string // why the launch was refused
-	Now       time.Time
+	ProjectID   string
+	Jobs        []JobRow
+	Page        int // from 1
+	HasMore     bool
+	LaunchKey   string // the launch form's idempotency key: a double submit launches one job
+	Prompt      string // the launch form's prompt, kept when it is refused
+	PromptLimit int    // the longest prompt taken, in characters
+	Error       string // why the launch was refused
+	Now         time.Time
 }
 
 // JobRow is one job of the list with the prompt that started it.
 type JobRow struct {
 	Job    model.Job
 	Prompt string
+	Review *ReviewLink // nil while the job has no change to show
+}
+
+// ReviewLink is where a job's change is reviewed, and its name: Folio's
+// own review page of a branch of a local repository, or the pull request.
+type ReviewLink struct {
+	URL, Label string
 }
 
 // AnyActive reports whether a job of the page is still running, so the
@@ -60,58 +61,103 @@ func (v JobsView) AnyActive() bool {
 
 // JobView is one job's page: its conversation and what can be done with it.
 type JobView struct {
-	ProjectID string
-	Job       model.Job
-	Messages  []jobs.Message
-	FollowUp  string // the follow-up box's text, kept when it is refused
-	Error     string // why the follow-up, archive or cancel was refused
-	Now       time.Time
+	ProjectID   string
+	Job         model.Job
+	Review      *ReviewLink // nil while the job has no change to show
+	Messages    []Message
+	FollowUp    string // the follow-up box's text, kept when it is refused
+	PromptLimit int    // the longest follow-up taken, in characters
+	Error       string // why the follow-up, archive or cancel was refused
+	Now         time.Time
 	// Cursor is where the page stands in the job's event stream: the
-	// stream sends only what changed after it.
-	Cursor jobs.EventCursor
+	// stream sends only what changed after it. Events names the stream's
+	// events that change the page.
+	Cursor string
+	Events []string
 	// Summary is the agent's final answer of its latest finished turn, and
 	// Problems what the checks still found then (CONTRACT §2); empty
 	// before a turn ends.
 	Summary  string
-	Problems []doccheck.Problem
+	Problems []Problem
+}
+
+// Message is one entry of a job's conversation.
+type Message struct {
+	Turn      int
+	Role      string // user, assistant or tool
+	Content   string
+	ToolCalls json.RawMessage // an assistant's calls, as the model made them
+	ToolName  string          // the tool a result is of
+	IsError   bool
+	Discarded bool // said by a failed attempt: kept for the record only
+	Dropped   bool // a follow-up dropped by a cancel or failure, never sent
+}
+
+// Problem is what the checks found wrong with a file of the job's change.
+type Problem struct {
+	Path         string
+	Line, Column int // 0 when unknown
+	Severity     string
+	Message      string
 }
 
 // NoChanges reports whether the job finished its turn without changing a
 // file: it is completed and has no pull request.
 func (v JobView) NoChanges() bool { return v.Job.NoChanges() }
 
+// streamTrigger is when a job page asks for its live part on the stream's
+// events: a burst of them, as the agent works, is one request.
+func (v JobView) streamTrigger() string {
+	t := make([]string, len(v.Events))
+	for i, e := range v.Events {
+		t[i] = "sse:" + e + " delay:100ms"
+	}
+	return strings.Join(t, ", ")
+}
+
 // ChangesView is the review page of a job's branch: its diff against the
 // ref (what GET .../changes answers), the merge button, and what the
 // agent's latest turn said and left.
 type ChangesView struct {
 	ProjectID string
-	Job       jobs.Job // as the API shows it: summary, problems, mergedAt
-	Ref       string
-	Changes   codehost.Changes
+	Job       model.Job
+	Files     []DiffFile // the branch against the job's ref
+	Additions int        // lines added, over all files
+	Deletions int
 	PR        string // the pull request on GitHub, if the job has one
+	Summary   string // as JobView's
+	Problems  []Problem
 	Error     string
 	Now       time.Time
+}
+
+// DiffFile is one file of a diff.
+type DiffFile struct {
+	Path         string
+	PreviousPath string // set when the file was renamed
+	Status       string // added, modified, deleted or renamed
+	Additions    int
+	Deletions    int
+	Binary       bool
+	Lines        []DiffLine
+}
+
+// DiffLine is one line of a file's diff. Old and New are line numbers, 0
+// where the line does not exist on that side.
+type DiffLine struct {
+	Kind     string // hunk, add, del, ctx or note
+	Old, New int
+	Text     string
 }
 
 // Merged reports whether the job's branch was merged (by Folio, or its
 // pull request on GitHub): the page then shows the change that was merged.
 func (v ChangesView) Merged() bool { return v.Job.MergedAt != nil }
 
-// deref is *s, or "" for nil.
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-// DiffFile is one file of a diff (codehost parses them).
-type DiffFile = codehost.FileChange
-
 // CanMerge reports whether the merge button is offered: the branch has
 // changes, its turn has ended and the job is not archived.
 func (v ChangesView) CanMerge() bool {
-	return len(v.Changes.Files) > 0 && v.Job.Status.CanMerge()
+	return len(v.Files) > 0 && v.Job.Status.CanMerge()
 }
 
 // toolCall is one call of an assistant message, arguments pretty-printed.
@@ -205,34 +251,8 @@ func jobState(j model.Job) string {
 	return j.Status.String()
 }
 
-// prNumber reads the number of a GitHub pull request's URL
-// (https://github.com/o/r/pull/12), or "" when it is not one.
-func prNumber(link string) string {
-	_, n, ok := strings.Cut(link, "/pull/")
-	n = strings.TrimSuffix(n, "/")
-	if !ok || n == "" || strings.Trim(n, "0123456789") != "" {
-		return ""
-	}
-	return n
-}
-
-// prLabel names the link to a job's change in words: Folio's own review
-// page of a local repository, or the pull request by its number.
-func prLabel(j model.Job, link string) string {
-	if kind, _, _ := codehost.ParseRepository(j.Repository); kind == codehost.KindLocal {
-		if j.MergedAt != nil {
-			return "Merged changes"
-		}
-		return "Review changes"
-	}
-	if n := prNumber(link); n != "" {
-		return "Pull request #" + n
-	}
-	return "Pull request"
-}
-
 // problemPlace is where a problem is: path, and line and column if known.
-func problemPlace(p doccheck.Problem) string {
+func problemPlace(p Problem) string {
 	switch {
 	case p.Line > 0 && p.Column > 0:
 		return fmt.Sprintf("%s:%d:%d", p.Path, p.Line, p.Column)
@@ -257,16 +277,6 @@ func deliveryStatus(d model.WebhookDelivery) string {
 		return "no answer"
 	}
 	return strconv.Itoa(d.StatusCode)
-}
-
-// reviewURL is where a job's change is reviewed: Folio's own page for a
-// local repository (the job's prLink names the same page under
-// FOLIO_BASE_URL), the pull request otherwise.
-func reviewURL(projectID string, j model.Job, prLink string) string {
-	if kind, _, _ := codehost.ParseRepository(j.Repository); kind == codehost.KindLocal {
-		return jobURL(projectID, j.ID) + "/changes"
-	}
-	return prLink
 }
 
 func diffSign(kind string) string {

@@ -1,5 +1,7 @@
 // Package components renders the dashboard's pages with templ. Components
-// are given everything they show; they never query.
+// are given everything they show, in view types declared here that
+// handlers/dashboard builds from what the services answer; they never
+// query, and of Folio they import only model (and static's asset URLs).
 package components
 
 import (

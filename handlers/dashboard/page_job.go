@@ -32,10 +32,7 @@ func (d *Dashboard) renderJob(w http.ResponseWriter, r *http.Request, status int
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v.ProjectID, v.Job, v.Messages, v.Now, v.Cursor = p.ID, j, ms, time.Now(), jobs.CursorOf(j, ms)
-	if j.Summary != nil {
-		v.Summary, v.Problems = *j.Summary, jobs.ParseProblems(j.Problems)
-	}
+	v = showJob(v, p.ID, j, ms, time.Now())
 	if r.Header.Get("HX-Target") == "job-live" {
 		d.render(w, r, status, components.JobLive(v))
 		return

@@ -6,7 +6,6 @@ import (
 
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/handlers/httpx"
-	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -32,9 +31,7 @@ func (d *Dashboard) renderChanges(w http.ResponseWriter, r *http.Request, status
 			problem = "Folio could not read this branch's changes from " + j.Repository + ": the repository or the branch may have moved, or the code host did not answer."
 		}
 	}
-	v := components.ChangesView{ProjectID: p.ID, Job: jobs.View(j), Ref: j.Ref, Changes: c, Error: problem, Now: time.Now()}
-	if link := v.Job.PRLink; link != nil && *link != jobs.ChangesLink(d.baseURL, p.ID, j.ID) {
-		v.PR = *link
-	}
+	v := changesView(d.baseURL, p.ID, j, c, time.Now())
+	v.Error = problem
 	d.render(w, r, status, components.JobChangesPage(d.projectShell(r, p, components.TabJobs, "Review changes"), v))
 }

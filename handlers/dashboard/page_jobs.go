@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -32,6 +33,7 @@ func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status in
 		return
 	}
 	v.ProjectID, v.Page, v.HasMore, v.Now, v.LaunchKey = p.ID, page, more, time.Now(), db.NewID()
+	v.PromptLimit = jobs.MaxPromptLength
 	// The first prompt names the job in the list.
 	prompts, err := d.jobs.FirstPrompts(r.Context(), list)
 	if err != nil {
@@ -40,7 +42,7 @@ func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status in
 	}
 	v.Jobs = make([]components.JobRow, len(list))
 	for i, j := range list {
-		v.Jobs[i] = components.JobRow{Job: j, Prompt: prompts[j.ID]}
+		v.Jobs[i] = jobRow(p.ID, j, prompts[j.ID])
 	}
 	if r.Header.Get("HX-Target") == "job-list" {
 		d.render(w, r, status, components.JobList(v))
