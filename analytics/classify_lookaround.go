@@ -3,7 +3,9 @@ package analytics
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // Some upstream patterns (device-detector's, isbot's) are written for
@@ -23,6 +25,9 @@ type lookaround struct {
 	ahead    bool
 	negative bool
 	re       *regexp.Regexp
+	// width bounds a look-behind's match (0: unbounded), so only that
+	// much text before the position is searched.
+	width int
 }
 
 // leaf is a pattern Go can run plus the look-arounds it must check.
@@ -64,9 +69,12 @@ func (l *leaf) matches(text string) bool {
 				break
 			}
 			var hit bool
-			if c.ahead {
+			switch {
+			case c.ahead:
 				hit = c.re.MatchString(text[pos:])
-			} else {
+			case c.width > 0:
+				hit = c.re.MatchString(text[max(0, pos-c.width):pos])
+			default:
 				hit = c.re.MatchString(text[:pos])
 			}
 			if hit == c.negative {
@@ -232,7 +240,13 @@ func compileLeaf(flags, p string) (leaf, error) {
 		if err != nil {
 			return leaf{}, err
 		}
-		l.checks = append(l.checks, lookaround{group: re.SubexpIndex(pd.name), ahead: pd.ahead, negative: pd.negative, re: cre})
+		la := lookaround{group: re.SubexpIndex(pd.name), ahead: pd.ahead, negative: pd.negative, re: cre}
+		if !pd.ahead {
+			if parsed, err := syntax.Parse(pd.inner, syntax.Perl); err == nil {
+				la.width, _ = maxWidth(parsed)
+			}
+		}
+		l.checks = append(l.checks, la)
 	}
 	return l, nil
 }
@@ -345,4 +359,50 @@ func splitItems(items []string) [][]string {
 func splitQuantifier(item string) (string, string) {
 	end := strings.LastIndexByte(item, ')')
 	return item[:end+1], item[end+1:]
+}
+
+// maxWidth is the most bytes a match of re can span, when that is bounded
+// and re has no anchors or word boundaries (which a window of the text
+// would change); ok is false otherwise.
+func maxWidth(re *syntax.Regexp) (int, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		if re.Flags&syntax.FoldCase != 0 {
+			n *= 3 // a folded rune may encode longer
+		}
+		return n, true
+	case syntax.OpCharClass, syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return utf8.UTFMax, true
+	case syntax.OpEmptyMatch:
+		return 0, true
+	case syntax.OpCapture:
+		return maxWidth(re.Sub[0])
+	case syntax.OpQuest:
+		return maxWidth(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return 0, false
+		}
+		w, ok := maxWidth(re.Sub[0])
+		return w * re.Max, ok
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, s := range re.Sub {
+			w, ok := maxWidth(s)
+			if !ok {
+				return 0, false
+			}
+			if re.Op == syntax.OpConcat {
+				total += w
+			} else {
+				total = max(total, w)
+			}
+		}
+		return total, true
+	}
+	return 0, false
 }

@@ -749,3 +749,50 @@ func TestClassificationThroughEventsAndViews(t *testing.T) {
 		}
 	}
 }
+
+// Patterns written with look-arounds match as a regular expression engine
+// with look-arounds (PCRE, JavaScript) matches them.
+func TestLookaroundPatterns(t *testing.T) {
+	cases := []struct {
+		pattern string
+		start   bool // device-detector's rule: the match starts a word
+		text    string
+		want    bool
+	}{
+		{`(?<!cu)bot`, false, "cubot", false},
+		{`(?<!cu)bot`, false, "abot", true},
+		{`(?<!cu)bot`, false, "cubot abot", true},
+		{`google(?!app)`, false, "googleapp", false},
+		{`google(?!app)`, false, "googleapp google/1", true},
+		{`(?<! channel/|google/)google(?!(?:wv|app|/google| pixel))`, false, "Mobile channel/google", false},
+		{`(?<! channel/|google/)google(?!(?:wv|app|/google| pixel))`, false, "google pixel", false},
+		{`(?<! channel/|google/)google(?!(?:wv|app|/google| pixel))`, false, "Google", true},
+		{`[a-z0-9_-]*(?:(?<!cu|Hu|power[ _]|m[ _])bot(?![ _]TAB|[ _]?5[0-9]|[ _]Senior|[ _]Junior)|crawl)(?:[^a-z]|$)`, true, "XBot Junior", false},
+		{`[a-z0-9_-]*(?:(?<!cu|Hu|power[ _]|m[ _])bot(?![ _]TAB|[ _]?5[0-9]|[ _]Senior|[ _]Junior)|crawl)(?:[^a-z]|$)`, true, "M bot 54", false},
+		{`[a-z0-9_-]*(?:(?<!cu|Hu|power[ _]|m[ _])bot(?![ _]TAB|[ _]?5[0-9]|[ _]Senior|[ _]Junior)|crawl)(?:[^a-z]|$)`, true, "CUBOT KINGKONG", false},
+		{`[a-z0-9_-]*(?:(?<!cu|Hu|power[ _]|m[ _])bot(?![ _]TAB|[ _]?5[0-9]|[ _]Senior|[ _]Junior)|crawl)(?:[^a-z]|$)`, true, "mybot/1.0", true},
+		{`[a-z0-9_-]*(?:(?<!cu|Hu|power[ _]|m[ _])bot(?![ _]TAB|[ _]?5[0-9]|[ _]Senior|[ _]Junior)|crawl)(?:[^a-z]|$)`, true, "(webcrawl/2)", true},
+		{`Daum(?!(?:Apps|Device))`, true, "Daum 4.1", true},
+		{`Daum(?!(?:Apps|Device))`, true, "DaumApps/1", false},
+		{`Daum(?!(?:Apps|Device))`, true, "xDaum 4.1", false},
+		{`Daum(?!(?:Apps|Device))`, true, "sprd-Daum 4.1", true},
+		{`zeal(?!ot)`, true, "zealot", false},
+		{`zeal(?!ot)`, true, "zeal/1", true},
+	}
+	for _, tc := range cases {
+		leaves, err := lookaroundLeaves("(?i)", tc.pattern)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.pattern, err)
+		}
+		got := false
+		for i := range leaves {
+			if tc.start {
+				leaves[i].follows = deviceDetectorStart
+			}
+			got = got || leaves[i].matches(tc.text)
+		}
+		if got != tc.want {
+			t.Errorf("%q on %q: matched %v, want %v", tc.pattern, tc.text, got, tc.want)
+		}
+	}
+}
