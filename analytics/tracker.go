@@ -2,8 +2,6 @@ package analytics
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -37,15 +35,10 @@ func (s *Service) TrackBrowserView(ctx context.Context, v BrowserView) (bool, er
 	}
 	path, err := NormalizePath(v.Path)
 	if err != nil {
-		return false, fmt.Errorf("%w: %v", errInvalidPath, err)
+		return false, model.Invalid("path", "analytics: invalid path: "+err.Error())
 	}
 	return s.RecordBrowser(ctx, p.ID, Event{Path: path, At: v.At, UserAgent: v.UserAgent, IP: v.IP})
 }
-
-var errInvalidPath = errors.New("analytics: invalid path")
-
-// IsInvalidPath says whether err is about the reported path.
-func IsInvalidPath(err error) bool { return errors.Is(err, errInvalidPath) }
 
 // OriginAllowed says whether a page at origin may report views for a project
 // whose allowed domains (comma-separated hosts, "*.example.com" for

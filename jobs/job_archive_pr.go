@@ -37,7 +37,7 @@ func (s *Service) ArchiveForPullRequest(ctx context.Context, pr codehost.ClosedP
 		return err
 	}
 	if !strings.EqualFold(strings.TrimSuffix(p.Repository, ".git"), strings.TrimSuffix(pr.Repository, ".git")) {
-		return model.ErrNotFound
+		return model.ErrJobNotFound
 	}
 	if pr.Merged {
 		_, err = s.recordMerge(ctx, pid, pr.JobID, pr.MergeCommit, s.mergedDiff(ctx, p.Repository, pr))

@@ -86,7 +86,7 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 		return Created{}, model.ErrQueueUnavailable
 	}
 	if !quota.Allowed {
-		return Created{Quota: quota}, &RateLimitedError{quota}
+		return Created{Quota: quota}, &model.RateLimitedError{Limit: quota.Limit, Reset: quota.Reset}
 	}
 	modelName := project.Model
 	if modelName == "" {
@@ -195,7 +195,7 @@ func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey s
 		return Created{}, model.ErrQueueUnavailable
 	}
 	if !quota.Allowed {
-		return Created{Quota: quota}, &RateLimitedError{quota}
+		return Created{Quota: quota}, &model.RateLimitedError{Limit: quota.Limit, Reset: quota.Reset}
 	}
 	j, started, err := s.db.AddJobPrompt(ctx, projectID, id, prompt, idem)
 	if errors.Is(err, model.ErrConflict) && idem != nil {

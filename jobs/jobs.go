@@ -39,11 +39,6 @@ const DefaultLease = 15 * time.Second
 // MaxPromptLength is the longest prompt accepted, in characters.
 const MaxPromptLength = 32000
 
-// RateLimitedError refuses a request over its quota.
-type RateLimitedError struct{ Quota Quota }
-
-func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
-
 // CodeHosts opens a repository's code host.
 type CodeHosts interface {
 	Open(repository string) (codehost.Host, error)

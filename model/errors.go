@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The domain's sentinel errors, each defined here once; callers match them
@@ -70,6 +71,15 @@ var (
 // ErrOriginNotAllowed refuses a tracker's page view from a page outside
 // the project's allowed domains.
 var ErrOriginNotAllowed = errors.New("analytics: origin not allowed for this project")
+
+// RateLimitedError refuses a request over its quota: Limit requests a
+// window, the next allowed after Reset.
+type RateLimitedError struct {
+	Limit int
+	Reset time.Duration
+}
+
+func (e *RateLimitedError) Error() string { return "rate limit exceeded" }
 
 // FieldError is one field of a request refused, with why in a sentence.
 // Field is named as the door that took it names it ("prompt",

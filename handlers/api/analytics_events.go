@@ -46,7 +46,7 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 		}
 		events, problems := analytics.ParseEvents(req.Events, time.Now())
 		if problems != nil {
-			httpx.WriteError(w, r, invalidProblems(problems))
+			httpx.WriteDomainError(w, r, problems)
 			return
 		}
 		var batch *analytics.Batch
@@ -64,10 +64,12 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 		n, replayed, err := svc.RecordBatch(r.Context(), mux.Vars(r)["projectId"], events, batch)
 		switch {
 		case errors.Is(err, model.ErrIdempotencyConflict):
-			httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different batch of events."))
+			e := httpx.ErrorOf(err)
+			e.Message = "This Idempotency-Key was already used with a different batch of events." // the API's words name a body
+			httpx.WriteError(w, r, e)
 			return
 		case err != nil:
-			httpx.WriteInternal(w, r, err)
+			httpx.WriteDomainError(w, r, err)
 			return
 		}
 		if replayed {

@@ -2,15 +2,12 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/gorilla/mux"
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
-	"github.com/folio-docs/folio/model"
 )
 
 // AnalyticsExporter answers the analytics exports.
@@ -40,7 +37,7 @@ func analyticsExport[T any](export func(context.Context, string, analytics.Query
 		}
 		q, problems := analytics.ParseQuery(params.Get)
 		if problems != nil {
-			httpx.WriteError(w, r, invalidProblems(problems))
+			httpx.WriteDomainError(w, r, problems)
 			return
 		}
 		out, err := export(r.Context(), mux.Vars(r)["projectId"], q)
@@ -50,17 +47,4 @@ func analyticsExport[T any](export func(context.Context, string, analytics.Query
 		}
 		httpx.WriteJSON(w, http.StatusOK, out)
 	}
-}
-
-// invalidProblems is the 400 for a domain's list of invalid fields.
-func invalidProblems(problems model.FieldErrors) *httpx.Error {
-	details := problems
-	names := make([]string, len(problems))
-	for i, p := range problems {
-		names[i] = p.Field
-	}
-	if len(problems) == 1 {
-		return httpx.Invalid(problems[0].Message, details...)
-	}
-	return httpx.Invalid(fmt.Sprintf("%d fields are invalid: %s.", len(problems), strings.Join(names, ", ")), details...)
 }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"time"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
-	"github.com/folio-docs/folio/model"
 )
 
 // BrowserTracker records the tracker's page views.
@@ -81,18 +79,11 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 			ProjectID: ev.Project, Path: ev.Path, Referrer: ev.Referrer, Origin: origin,
 			UserAgent: r.UserAgent(), IP: ip, At: time.Now(),
 		})
-		switch {
-		case errors.Is(err, model.ErrProjectNotFound):
-			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
-		case errors.Is(err, model.ErrOriginNotAllowed):
-			httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This origin is not one of the project's allowed domains."))
-		case analytics.IsInvalidPath(err):
-			httpx.WriteError(w, r, httpx.InvalidField("path", err.Error()))
-		case err != nil:
-			httpx.WriteInternal(w, r, err)
-		default:
-			w.WriteHeader(http.StatusAccepted)
+		if err != nil {
+			httpx.WriteDomainError(w, r, err) // an unknown project, an origin not allowed, a bad path
+			return
 		}
+		w.WriteHeader(http.StatusAccepted)
 	}
 }
 

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -23,19 +22,12 @@ func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key, err := keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
-			switch {
-			case errors.Is(err, model.ErrNoKey):
-				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>."))
-				return
-			case errors.Is(err, model.ErrMalformed), errors.Is(err, model.ErrUnknownKey):
-				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."))
-				return
-			case err != nil:
-				httpx.WriteInternal(w, r, err)
+			if err != nil {
+				httpx.WriteDomainError(w, r, err) // a missing or refused key is a 401
 				return
 			}
 			if pid, ok := mux.Vars(r)["projectId"]; ok && pid != key.ProjectID {
-				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
+				httpx.WriteDomainError(w, r, model.ErrProjectNotFound)
 				return
 			}
 			if key.Scope != model.ScopeWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -12,12 +11,6 @@ import (
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
-)
-
-// Error codes of the job API beyond the common ones.
-const (
-	CodeJobArchived         = "job_archived"
-	CodeIdempotencyConflict = "idempotency_conflict"
 )
 
 // JobService is the domain the job endpoints call.
@@ -100,41 +93,10 @@ func idempotencyKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 	return key, true
 }
 
-// writeJobError answers a domain error in the contract's shape.
-func writeJobError(w http.ResponseWriter, r *http.Request, err error) {
-	var rl *jobs.RateLimitedError
-	var fe model.FieldErrors
-	switch {
-	case errors.As(err, &fe):
-		httpx.WriteError(w, r, invalidProblems(fe))
-	case errors.As(err, &rl):
-		httpx.SetRetryAfter(w, rl.Quota.Reset)
-		httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Rate limit exceeded: %d requests per hour for this project; retry after the Retry-After seconds.", rl.Quota.Limit))
-	case errors.Is(err, model.ErrNotFound):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Job not found."))
-	case errors.Is(err, model.ErrJobArchived):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeJobArchived, "The job is archived; it cannot be changed."))
-	case errors.Is(err, model.ErrJobBusy):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The agent is still working on the job; merge once its turn ends."))
-	case errors.Is(err, model.ErrNothingToMerge):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "There is nothing to merge: the job's branch brings no change to its ref."))
-	case errors.Is(err, model.ErrMergeConflict):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The job's branch does not merge cleanly into its ref; nothing was merged. Send a follow-up to redo the change on top of the ref."))
-	case errors.Is(err, model.ErrJobNotActive):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, httpx.CodeConflict, "The job is not active; only an active job can be cancelled."))
-	case errors.Is(err, model.ErrIdempotencyConflict):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusConflict, CodeIdempotencyConflict, "This Idempotency-Key was already used with a different request body."))
-	case errors.Is(err, model.ErrQueueUnavailable):
-		httpx.WriteError(w, r, httpx.NewError(http.StatusServiceUnavailable, httpx.CodeUnavailable, "The job queue is unavailable; nothing was stored. Try again shortly."))
-	default:
-		httpx.WriteInternal(w, r, err)
-	}
-}
-
 // writeJob answers one job.
 func writeJob(w http.ResponseWriter, r *http.Request, status int, j model.Job, err error) {
 	if err != nil {
-		writeJobError(w, r, err)
+		httpx.WriteDomainError(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, status, jobs.View(j))

@@ -10,7 +10,7 @@ import (
 func (h *Jobs) Changes(w http.ResponseWriter, r *http.Request) {
 	c, _, err := h.svc.Changes(r.Context(), projectID(r), jobID(r))
 	if err != nil {
-		writeJobError(w, r, err)
+		httpx.WriteDomainError(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, c)

@@ -1,12 +1,10 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/jobs"
-	"github.com/folio-docs/folio/model"
 )
 
 // Create is POST /job: start a job (201), honouring Idempotency-Key. The
@@ -33,11 +31,7 @@ func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
 func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
 	models, def, err := h.svc.Models(r.Context(), projectID(r))
 	if err != nil {
-		if errors.Is(err, model.ErrNotFound) {
-			httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Project not found."))
-			return
-		}
-		httpx.WriteInternal(w, r, err)
+		httpx.WriteDomainError(w, r, err) // a project not found is a 404
 		return
 	}
 	type model struct {

@@ -11,5 +11,5 @@ import (
 // client's Last-Event-ID on.
 func (h *Jobs) Events(w http.ResponseWriter, r *http.Request) {
 	after, _ := jobs.ParseEventCursor(r.Header.Get("Last-Event-ID"))
-	httpx.StreamJobEvents(w, r, h.svc, h.keepAlive, projectID(r), jobID(r), after, writeJobError)
+	httpx.StreamJobEvents(w, r, h.svc, h.keepAlive, projectID(r), jobID(r), after, httpx.WriteDomainError)
 }

@@ -10,7 +10,7 @@ import (
 func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
 	j, err := h.svc.Show(r.Context(), projectID(r), jobID(r))
 	if err != nil {
-		writeJobError(w, r, err)
+		httpx.WriteDomainError(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, j)

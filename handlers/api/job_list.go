@@ -34,7 +34,7 @@ func (h *Jobs) List(w http.ResponseWriter, r *http.Request) {
 	}
 	list, more, err := h.svc.List(r.Context(), projectID(r), status, limit, offset)
 	if err != nil {
-		writeJobError(w, r, err)
+		httpx.WriteDomainError(w, r, err)
 		return
 	}
 	out := make([]jobs.Job, len(list))

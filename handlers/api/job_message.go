@@ -29,7 +29,7 @@ func (h *Jobs) Message(w http.ResponseWriter, r *http.Request) {
 func (h *Jobs) Messages(w http.ResponseWriter, r *http.Request) {
 	ms, err := h.svc.Messages(r.Context(), projectID(r), jobID(r))
 	if err != nil {
-		writeJobError(w, r, err)
+		httpx.WriteDomainError(w, r, err)
 		return
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"messages": ms})

@@ -94,28 +94,32 @@ func (d *Dashboard) memberJob(w http.ResponseWriter, r *http.Request) (model.Pro
 	return p, j, true
 }
 
-// jobFormError says in a sentence why the jobs domain refused a form, with
-// the status the page answers; 500 means the cause is for the log only.
-func jobFormError(err error) (int, string) {
-	var fe model.FieldErrors
-	var rl *jobs.RateLimitedError
+// jobFormError is a job form's answer when the jobs domain refused it
+// (pageRefusal, in jobWords); 500 means the cause is for the log only.
+func jobFormError(err error) (int, string) { return pageRefusal(err, jobWords) }
+
+// jobWords says to people why the jobs domain refused a job form, or ""
+// for a refusal the pages do not explain.
+func jobWords(err error) string {
+	var fields model.FieldErrors
+	var limited *model.RateLimitedError
 	switch {
-	case errors.As(err, &fe) && fe.Of("prompt") != "":
-		return http.StatusUnprocessableEntity, "Write a prompt for the agent (up to 32,000 characters)."
-	case errors.As(err, &rl):
-		wait := time.Duration(max(1, math.Ceil(rl.Quota.Reset.Minutes()))) * time.Minute
-		return http.StatusTooManyRequests, fmt.Sprintf("Rate limit reached: this project may send %d of these an hour. Try again in %s.",
-			rl.Quota.Limit, strings.TrimSuffix(wait.String(), "0s"))
+	case errors.As(err, &fields) && fields.Of("prompt") != "":
+		return "Write a prompt for the agent (up to " + thousands(jobs.MaxPromptLength) + " characters)."
+	case errors.As(err, &limited):
+		wait := time.Duration(max(1, math.Ceil(limited.Reset.Minutes()))) * time.Minute
+		return fmt.Sprintf("Rate limit reached: this project may send %d of these an hour. Try again in %s.",
+			limited.Limit, strings.TrimSuffix(wait.String(), "0s"))
 	case errors.Is(err, model.ErrNotFound):
-		return http.StatusNotFound, "This job no longer exists."
+		return "This job no longer exists."
 	case errors.Is(err, model.ErrJobArchived):
-		return http.StatusConflict, "This job is archived: it takes no more follow-ups."
+		return "This job is archived: it takes no more follow-ups."
 	case errors.Is(err, model.ErrJobNotActive):
-		return http.StatusConflict, "This job is no longer running: there is nothing to cancel."
+		return "This job is no longer running: there is nothing to cancel."
 	case errors.Is(err, model.ErrIdempotencyConflict):
-		return http.StatusConflict, "This form was already sent with another prompt. Reload the page and try again."
+		return "This form was already sent with another prompt. Reload the page and try again."
 	case errors.Is(err, model.ErrQueueUnavailable):
-		return http.StatusServiceUnavailable, "The job queue is unavailable right now, so nothing was started. Try again in a moment."
+		return "The job queue is unavailable right now, so nothing was started. Try again in a moment."
 	}
-	return http.StatusInternalServerError, ""
+	return ""
 }

@@ -23,6 +23,8 @@ const (
 	CodeRateLimited          = "rate_limited"
 	CodeInternal             = "internal"
 	CodeUnavailable          = "unavailable"
+	CodeJobArchived          = "job_archived"
+	CodeIdempotencyConflict  = "idempotency_conflict"
 )
 
 // Error is the body of every error response.
