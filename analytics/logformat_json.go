@@ -66,7 +66,8 @@ func (caddyFormat) Parse(line []byte) (LogRequest, string) {
 // cloudflareFormat is a Cloudflare Logpush http_requests job's NDJSON:
 // EdgeStartTimestamp in any of its timestamp formats (unixnano, the
 // default; unix; rfc3339), RequestHeaders when the zone logs custom
-// request headers (accept, x-forwarded-for).
+// request headers (accept, x-forwarded-for), and RayID, when the job sends
+// it, as the request's id (the drain keys it so too).
 type cloudflareFormat struct{}
 
 func (cloudflareFormat) Name() string         { return "cloudflare" }
@@ -82,6 +83,7 @@ type cloudflareLine struct {
 	EdgeResponseStatus     *int              `json:"EdgeResponseStatus"`
 	EdgeStartTimestamp     json.RawMessage   `json:"EdgeStartTimestamp"`
 	WorkerSubrequest       bool              `json:"WorkerSubrequest"`
+	RayID                  string            `json:"RayID"`
 	RequestHeaders         map[string]string `json:"RequestHeaders"`
 }
 
@@ -102,7 +104,7 @@ func (cloudflareFormat) Parse(line []byte) (LogRequest, string) {
 		return LogRequest{}, SkipEvent // a Worker's own fetch, not a reader's
 	}
 	r := LogRequest{Method: c.ClientRequestMethod, Status: noStatus, Target: target, At: at, Peer: c.ClientIP,
-		UserAgent: c.ClientRequestUserAgent, Referrer: c.ClientRequestReferer}
+		UserAgent: c.ClientRequestUserAgent, Referrer: c.ClientRequestReferer, ID: c.RayID}
 	if c.EdgeResponseStatus != nil {
 		r.Status = *c.EdgeResponseStatus
 	}

@@ -90,8 +90,8 @@ func (ks *Keys) Issue(ctx context.Context, projectID, name, scope, expiry string
 	if err != nil {
 		return "", model.APIKey{}, err
 	}
-	if scope != model.ScopeRead && scope != model.ScopeWrite {
-		return "", model.APIKey{}, fmt.Errorf("%w: scope must be %q or %q, not %q", model.ErrKeyOptions, model.ScopeRead, model.ScopeWrite, scope)
+	if scope != model.ScopeRead && scope != model.ScopeIngest && scope != model.ScopeWrite {
+		return "", model.APIKey{}, fmt.Errorf("%w: scope must be %q, %q or %q, not %q", model.ErrKeyOptions, model.ScopeRead, model.ScopeIngest, model.ScopeWrite, scope)
 	}
 	ttl, ok := Expiries[expiry]
 	if !ok {

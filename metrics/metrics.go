@@ -68,6 +68,7 @@ const (
 	SourceEvents  = "events"
 	SourceTracker = "tracker"
 	SourceImport  = "import"
+	SourceDrain   = "drain"
 )
 
 // ViewClasses are folio_analytics_views_ingested_total's class labels: the
@@ -102,7 +103,7 @@ func zeroKnownSeries() {
 		webhookDeliveries.WithLabelValues(o)
 	}
 	for _, c := range ViewClasses {
-		for _, s := range []string{SourceEvents, SourceTracker, SourceImport} {
+		for _, s := range []string{SourceEvents, SourceTracker, SourceImport, SourceDrain} {
 			viewsIngested.WithLabelValues(c, s)
 		}
 	}

@@ -90,7 +90,7 @@ func TestKnownSeriesStartAtZero(t *testing.T) {
 		"folio_model_tokens_total kind=output model=gpt-zero provider=openai",
 	}
 	for _, c := range []string{"human", "ai", "aiSearch", "aiTraining", "bots", "unknown"} {
-		for _, s := range []string{"events", "tracker", "import"} {
+		for _, s := range []string{"events", "tracker", "import", "drain"} {
 			want = append(want, "folio_analytics_views_ingested_total class="+c+" source="+s)
 		}
 	}
@@ -102,8 +102,8 @@ func TestKnownSeriesStartAtZero(t *testing.T) {
 			t.Errorf("%s = %v before any event, want 0", k, v)
 		}
 	}
-	if n := len(fams["folio_analytics_views_ingested_total"].GetMetric()); n != len(ViewClasses)*3 {
-		t.Errorf("folio_analytics_views_ingested_total has %d series, want %d (each class by each source)", n, len(ViewClasses)*3)
+	if n := len(fams["folio_analytics_views_ingested_total"].GetMetric()); n != len(ViewClasses)*4 {
+		t.Errorf("folio_analytics_views_ingested_total has %d series, want %d (each class by each source)", n, len(ViewClasses)*4)
 	}
 }
 

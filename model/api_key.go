@@ -4,10 +4,13 @@ import (
 	"time"
 )
 
-// API key scopes.
+// API key scopes (CONTRACT §4): read allows GET and HEAD; ingest, only the
+// doors that take traffic in (the events API and the drains), so that a
+// third party may hold it; write, everything.
 const (
-	ScopeRead  = "read"
-	ScopeWrite = "write"
+	ScopeRead   = "read"
+	ScopeIngest = "ingest"
+	ScopeWrite  = "write"
 )
 
 // APIKey is a stored key: everything but the key itself, of which only the
@@ -23,6 +26,21 @@ type APIKey struct {
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
 	RevokedAt  *time.Time
+}
+
+// Allows reports whether the key's scope admits a request of method to a
+// door that takes traffic in (ingest: the events API, a drain) or to any
+// other.
+func (k APIKey) Allows(method string, ingest bool) bool {
+	switch k.Scope {
+	case ScopeWrite:
+		return true
+	case ScopeIngest:
+		return ingest
+	case ScopeRead:
+		return method == "GET" || method == "HEAD"
+	}
+	return false
 }
 
 // Active reports whether the key may be used at now.

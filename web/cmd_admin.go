@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
@@ -99,7 +100,7 @@ func cmdProjectCreate(ctx context.Context, args []string, e env) error {
 }
 
 func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
-	fs := newFlags("project update", "project update ID [--name N] [--repo REPO] [--ref R] [--model M] [--webhook URL] [--webhook-secret S]", e)
+	fs := newFlags("project update", "project update ID [--name N] [--repo REPO] [--ref R] [--model M] [--webhook URL] [--webhook-secret S] [--drain-secret-stdin | --new-drain-secret] [--vercel-verify CODE]", e)
 	var set = map[string]*string{}
 	for _, f := range []struct{ name, help string }{
 		{"name", "project name"}, {"repo", "repository"}, {"ref", "branch jobs start from"},
@@ -109,6 +110,9 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 	} {
 		set[f.name] = fs.String(f.name, "", f.help)
 	}
+	drainStdin := fs.Bool("drain-secret-stdin", false, "read the drain secret (the one Vercel signs its log drain with) from standard input")
+	newDrain := fs.Bool("new-drain-secret", false, "make a new drain secret and print it, once, instead of the project id")
+	vercelVerify := fs.String("vercel-verify", "", "the code Vercel's log drain verification expects back (x-vercel-verify; empty: none)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -118,6 +122,19 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if *drainStdin && *newDrain {
+		return usageError(fs, "give --drain-secret-stdin or --new-drain-secret, not both")
+	}
+	var drainSecret string
+	if *drainStdin {
+		line, err := bufio.NewReader(io.LimitReader(e.stdin, 4096)).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("cannot read the drain secret: %w", err)
+		}
+		if drainSecret = strings.TrimRight(line, "\r\n"); drainSecret == "" {
+			return usageError(fs, "--drain-secret-stdin: standard input is empty (--new-drain-secret makes one)")
+		}
+	}
 	a, err := openApp(ctx, e, false)
 	if err != nil {
 		return err
@@ -131,16 +148,36 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 		return err
 	}
 	stored := p
+	changed := false
 	for name, field := range map[string]*string{"name": &p.Name, "repo": &p.Repository, "ref": &p.Ref, "model": &p.Model, "webhook": &p.WebhookURL, "webhook-secret": &p.WebhookSecret} {
 		if given[name] {
 			*field = *set[name]
+			changed = true
 		}
 	}
 	if p.Name == "" || p.Repository == "" || p.Ref == "" {
 		return usageError(fs, "--name, --repo and --ref cannot be empty")
 	}
-	if _, err := a.projects.Update(ctx, stored, p); err != nil {
-		return refuseProject(err)
+	if changed {
+		if _, err := a.projects.Update(ctx, stored, p); err != nil {
+			return refuseProject(err)
+		}
+	}
+	drainFlags := map[string]string{analytics.FieldDrainSecret: "--drain-secret-stdin", analytics.FieldVercelVerify: "--vercel-verify"}
+	if given["vercel-verify"] {
+		if err := a.analytics.SetVercelVerify(ctx, p.ID, *vercelVerify); err != nil {
+			return refuseFields(err, drainFlags)
+		}
+	}
+	if *drainStdin || *newDrain {
+		secret, err := a.analytics.SetDrainSecret(ctx, p.ID, drainSecret)
+		if err != nil {
+			return refuseFields(err, drainFlags)
+		}
+		if *newDrain {
+			fmt.Fprintln(e.stdout, secret)
+			return nil
+		}
 	}
 	fmt.Fprintln(e.stdout, p.ID)
 	return nil
@@ -149,12 +186,17 @@ func cmdProjectUpdate(ctx context.Context, args []string, e env) error {
 // refuseProject turns a refused project into one line naming the flag, and
 // exit status 1; any other error is returned as it is.
 func refuseProject(err error) error {
+	return refuseFields(err, map[string]string{projects.FieldName: "--name", projects.FieldRepository: "--repo", projects.FieldRef: "--ref",
+		projects.FieldModel: "--model", projects.FieldWebhookURL: "--webhook", projects.FieldWebhookSecret: "--webhook-secret"})
+}
+
+// refuseFields turns refused fields into one line naming each one's flag
+// (field → flag), and exit status 1; any other error is returned as it is.
+func refuseFields(err error, flags map[string]string) error {
 	var errs model.FieldErrors
 	if !errors.As(err, &errs) {
 		return err
 	}
-	flags := map[string]string{projects.FieldName: "--name", projects.FieldRepository: "--repo", projects.FieldRef: "--ref",
-		projects.FieldModel: "--model", projects.FieldWebhookURL: "--webhook", projects.FieldWebhookSecret: "--webhook-secret"}
 	msgs := make([]string, len(errs))
 	for i, e := range errs {
 		msgs[i] = flags[e.Field] + ": " + e.Message
@@ -163,10 +205,10 @@ func refuseProject(err error) error {
 }
 
 func cmdKeyCreate(ctx context.Context, args []string, e env) error {
-	fs := newFlags("key create", "key create --project ID [--name N] [--scope read|write] [--expires 7d|30d|60d|90d|never]", e)
+	fs := newFlags("key create", "key create --project ID [--name N] [--scope read|ingest|write] [--expires 7d|30d|60d|90d|never]", e)
 	project := fs.String("project", "", "project `id` (required)")
 	name := fs.String("name", "", "a name to recognise the key by")
-	scope := fs.String("scope", model.ScopeWrite, "read (GET and HEAD only) or write")
+	scope := fs.String("scope", model.ScopeWrite, "read (GET and HEAD only), ingest (the events API and the drains only: a key a third party may hold) or write")
 	expires := fs.String("expires", "90d", "7d, 30d, 60d, 90d or never")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err

@@ -25,7 +25,8 @@ Usage:
   folio user create --email E --password-stdin
   folio project create --name N --repo REPO [--ref main] [--owner EMAIL]
   folio project update ID [--name N] [--repo REPO] [--ref R] [--model M] [--webhook URL] [--webhook-secret S]
-  folio key create --project ID [--name N] [--scope read|write] [--expires 7d|30d|60d|90d|never]
+                        [--drain-secret-stdin | --new-drain-secret] [--vercel-verify CODE]
+  folio key create --project ID [--name N] [--scope read|ingest|write] [--expires 7d|30d|60d|90d|never]
   folio key list --project ID
   folio key revoke --project ID KEY
   folio invite create --project ID --email E

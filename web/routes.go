@@ -40,6 +40,9 @@ func (a *app) router() *mux.Router {
 	analytics := r.NewRoute().Subrouter()
 	analytics.Use(httpx.LimitBody, requireKey)
 	a.analyticsRoutes(analytics)
+	ingest := r.NewRoute().Subrouter()
+	ingest.Use(api.RequireIngestKey(a.keys))
+	a.ingestRoutes(ingest)
 	a.trackerRoutes(r)
 
 	if a.jobs != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/api"
 	"github.com/folio-docs/folio/handlers/httpx"
 	"github.com/folio-docs/folio/static"
@@ -16,7 +17,17 @@ func (a *app) analyticsRoutes(r *mux.Router) {
 	svc := a.analytics
 	r.Handle(at+"/visitors", api.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(at+"/views", api.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle(at+"/events", api.AnalyticsEvents(svc)).Methods(http.MethodPost)
+}
+
+// ingestRoutes mounts the doors that take traffic in, which an ingest key
+// opens as well as a write key: the events API, its body capped as every
+// other, and the drains, which cap their own (a delivery is megabytes).
+func (a *app) ingestRoutes(r *mux.Router) {
+	const at = "/v1/analytics/{projectId}"
+	r.Handle(at+"/events", httpx.LimitBody(api.AnalyticsEvents(a.analytics))).Methods(http.MethodPost)
+	for _, provider := range analytics.DrainProviders {
+		r.Handle(at+"/drains/"+provider, api.AnalyticsDrain(a.analytics, provider)).Methods(http.MethodPost)
+	}
 }
 
 // trackerRoutes mounts the browser tracker: its script and its door, both

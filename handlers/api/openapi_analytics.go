@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/folio-docs/folio/analytics"
@@ -45,6 +46,33 @@ func AnalyticsOpenAPI() OpenAPIPart {
 		"schema":      map[string]any{"type": "string", "maxLength": httpx.MaxIdempotencyKey}}}
 	events["requestBody"] = map[string]any{"required": true, "content": jsonContent(ref("EventBatch"))}
 
+	events["description"] = "An ingest key (scope ingest, which opens only the events API and the drains) is enough, as is a write key."
+
+	drainOK := object([]any{"accepted", "skipped", "duplicates"}, map[string]any{
+		"accepted":   map[string]any{"type": "integer", "minimum": 0, "description": "Page views of the delivery now stored, by this delivery or an earlier one of the same entries."},
+		"duplicates": map[string]any{"type": "integer", "minimum": 0, "description": "Of those, how many an earlier delivery stored: a redelivered batch stores nothing twice."},
+		"skipped":    map[string]any{"type": "integer", "minimum": 0, "description": "Entries that are not page views: not requests (build output, function logs), not a GET, not a success, a static asset, or without what tells a reader (user agent, client address, time)."},
+		"skippedBy":  map[string]any{"type": "object", "additionalProperties": integer, "description": "The skipped entries by reason."},
+	})
+	limits := fmt.Sprintf(" A delivery is stored whole, in one transaction, or not at all: one that is not the provider's format is 400, one over %d bytes as sent, %d decompressed or %d entries is 413. An ingest key (or a write key) in Authorization: Bearer.",
+		analytics.MaxDrainBody, analytics.MaxDrainDecoded, analytics.MaxDrainEntries)
+	drainBody := func(desc string) map[string]any {
+		raw := map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}
+		return map[string]any{"required": false, "description": desc, "content": map[string]any{
+			"application/json": raw, "application/x-ndjson": raw, "application/gzip": raw}}
+	}
+	drainErrs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge}
+	vercel := operation("drainVercel", "Vercel log drain: the request logs Vercel pushes (JSON array or NDJSON, gzip or not). Entries with a proxy object are requests; build output and function logs are skipped. Every delivery must carry x-vercel-signature, the HMAC-SHA1 of the body under the project's drain secret; every answer carries x-vercel-verify, the project's Vercel verification code, and an empty delivery (Vercel's endpoint verification) stores nothing."+limits, 200, drainOK, drainErrs...)
+	vercel["parameters"] = []any{project,
+		map[string]any{"name": vercelSignature, "in": "header", "required": false, "description": "Hex HMAC-SHA1 of the raw body under the project's drain secret (required on a non-empty delivery).", "schema": str}}
+	vercel["requestBody"] = drainBody("Vercel's log entries (https://vercel.com/docs/drains/reference/logs).")
+	netlify := operation("drainNetlify", "Netlify log drain (General HTTP endpoint, JSON or NDJSON): its traffic log entries (log_type traffic) are requests; function, edge function, deploy and WAF logs are skipped. Put the key in the drain's Authorization header field. Excluding PII drops the user agent and client address, and the entries with them."+limits, 200, drainOK, drainErrs...)
+	netlify["parameters"] = []any{project}
+	netlify["requestBody"] = drainBody("Netlify's log drain entries.")
+	cloudflare := operation("drainCloudflare", "Cloudflare Logpush HTTP destination, dataset http_requests (gzip NDJSON): ClientRequestURI (or ClientRequestPath), ClientRequestUserAgent, ClientIP and EdgeStartTimestamp (unixnano, unix or rfc3339) are needed; ClientRequestMethod and EdgeResponseStatus keep out what is not a page read; RayID names a request; ClientRequestReferer is read. Logpush's test message is skipped. Send the key with the destination's header_Authorization parameter."+limits, 200, drainOK, drainErrs...)
+	cloudflare["parameters"] = []any{project}
+	cloudflare["requestBody"] = drainBody("One Logpush batch.")
+
 	noKey := []any{} // the browser must never hold an admin key
 	tracker := operation("trackPageView", "Record a page view from the browser tracker (no key; CORS for the project's allowed domains; per-address rate limit). Bots and AI agents are not counted here.", 202, nil,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
@@ -59,11 +87,14 @@ func AnalyticsOpenAPI() OpenAPIPart {
 
 	return OpenAPIPart{
 		Paths: map[string]map[string]any{
-			"/api/event":                         {"post": tracker, "options": preflight},
-			"/js/folio.js":                       {"get": script},
-			"/v1/analytics/{projectId}/visitors": {"get": visitors},
-			"/v1/analytics/{projectId}/views":    {"get": views},
-			"/v1/analytics/{projectId}/events":   {"post": events},
+			"/api/event":                                  {"post": tracker, "options": preflight},
+			"/js/folio.js":                                {"get": script},
+			"/v1/analytics/{projectId}/visitors":          {"get": visitors},
+			"/v1/analytics/{projectId}/views":             {"get": views},
+			"/v1/analytics/{projectId}/events":            {"post": events},
+			"/v1/analytics/{projectId}/drains/vercel":     {"post": vercel},
+			"/v1/analytics/{projectId}/drains/netlify":    {"post": netlify},
+			"/v1/analytics/{projectId}/drains/cloudflare": {"post": cloudflare},
 		},
 		Schemas: map[string]any{
 			"VisitorsExport": object([]any{"totals", "visitors", "hasMore"}, map[string]any{
