@@ -24,7 +24,8 @@ type eventsRequest struct {
 	Events []analytics.RawEvent `json:"events"`
 }
 
-type eventsResponse struct {
+// EventsAccepted is the answer of POST /events.
+type EventsAccepted struct {
 	Accepted int `json:"accepted"`
 }
 
@@ -75,6 +76,6 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 		if replayed {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
-		httpx.WriteJSON(w, http.StatusOK, eventsResponse{Accepted: n})
+		httpx.WriteJSON(w, http.StatusOK, EventsAccepted{Accepted: n})
 	}
 }

@@ -36,9 +36,23 @@ func Readyz(deps map[string]Pinger) http.HandlerFunc {
 			checks[name] = "ok"
 		}
 		if status != http.StatusOK {
-			httpx.WriteJSON(w, status, map[string]any{"error": "Folio is not ready: a dependency is unavailable.", "code": httpx.CodeUnavailable, "checks": checks})
+			httpx.WriteJSON(w, status, NotReady{Checks: checks, Code: httpx.CodeUnavailable, Error: "Folio is not ready: a dependency is unavailable."})
 			return
 		}
-		httpx.WriteJSON(w, status, map[string]any{"status": "ok", "checks": checks})
+		httpx.WriteJSON(w, status, Ready{Checks: checks, Status: "ok"})
 	}
+}
+
+// Ready is the answer of GET /readyz when every dependency answers. (Fields
+// in the order of their JSON names: the bytes of the map it once was.)
+type Ready struct {
+	Checks map[string]string `json:"checks"`
+	Status string            `json:"status"`
+}
+
+// NotReady is the 503 of GET /readyz: an error, with each dependency's check.
+type NotReady struct {
+	Checks map[string]string `json:"checks"`
+	Code   string            `json:"code"`
+	Error  string            `json:"error"`
 }

@@ -34,12 +34,20 @@ func (h *Jobs) Models(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteDomainError(w, r, err) // a project not found is a 404
 		return
 	}
-	type model struct {
-		ID string `json:"id"`
-	}
-	out := make([]model, len(models))
+	out := ModelList{Default: def, Models: make([]Model, len(models))}
 	for i, m := range models {
-		out[i] = model{m}
+		out.Models[i] = Model{m}
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"models": out, "default": def})
+	httpx.WriteJSON(w, http.StatusOK, out)
+}
+
+// ModelList is the answer of GET /models.
+type ModelList struct {
+	Default string  `json:"default"`
+	Models  []Model `json:"models"`
+}
+
+// Model is a model a job may ask for.
+type Model struct {
+	ID string `json:"id"`
 }

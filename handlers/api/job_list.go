@@ -41,7 +41,14 @@ func (h *Jobs) List(w http.ResponseWriter, r *http.Request) {
 	for i, j := range list {
 		out[i] = jobs.View(j)
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"jobs": out, "hasMore": more})
+	httpx.WriteJSON(w, http.StatusOK, JobList{Jobs: out, HasMore: more})
+}
+
+// JobList is the answer of GET /jobs. (Fields in the order of their JSON
+// names throughout: the bytes of the map these answers once were.)
+type JobList struct {
+	HasMore bool       `json:"hasMore"`
+	Jobs    []jobs.Job `json:"jobs"`
 }
 
 // intParam parses an optional integer query parameter within [lo, hi].

@@ -32,5 +32,10 @@ func (h *Jobs) Messages(w http.ResponseWriter, r *http.Request) {
 		httpx.WriteDomainError(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, map[string]any{"messages": ms})
+	httpx.WriteJSON(w, http.StatusOK, MessageList{Messages: ms})
+}
+
+// MessageList is the answer of GET /job/{id}/messages.
+type MessageList struct {
+	Messages []jobs.Message `json:"messages"`
 }

@@ -1,8 +1,9 @@
 // Package internalapi is the door for Folio's own machinery rather than its
 // users: the worker API remote workers run turns through, the local
-// repositories over git's smart HTTP, and GitHub's webhook deliveries. None
-// of it is in the OpenAPI document. (A path element "internal" would keep
-// web, the composition root, from importing it, hence the name.)
+// repositories over git's smart HTTP, and GitHub's webhook deliveries. Only
+// the last is in the OpenAPI document, for those who point GitHub at it.
+// (A path element "internal" would keep web, the composition root, from
+// importing it, hence the name.)
 //
 // The worker API is versioned (jobs.WorkerAPIVersion, its bodies in
 // jobs/worker_api.go): a worker names its version in the Folio-Worker-API
