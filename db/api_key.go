@@ -14,7 +14,7 @@ const apiKeyColumns = `id, project_id, name, hash, last_four, scope, created_at,
 
 // CreateAPIKey stores k, giving it an id and creation time.
 func (d *DB) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
-	k.ID = NewID()
+	k.ID = model.NewID()
 	k.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
 	_, err := d.w.ExecContext(ctx, `/* DB.CreateAPIKey */
 		INSERT INTO api_keys (id, project_id, name, hash, last_four, scope, created_at, expires_at)

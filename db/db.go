@@ -4,9 +4,7 @@ package db
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/base32"
 	"errors"
 	"fmt"
 	"net/url"
@@ -154,16 +152,6 @@ func queryAll[T any](ctx context.Context, d *DB, what string, scan func(scanner)
 	}
 	return out, nil
 }
-
-// NewID returns an opaque, unguessable identifier: 128 random bits in
-// lower-case base32 (Crockford's alphabet, no i l o u), 26 characters.
-func NewID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	return idEncoding.EncodeToString(b[:])
-}
-
-var idEncoding = base32.NewEncoding("0123456789abcdefghjkmnpqrstvwxyz").WithPadding(base32.NoPadding)
 
 // millis is how times are stored: integer milliseconds since the Unix epoch, UTC.
 func millis(t time.Time) int64 { return t.UnixMilli() }

@@ -33,7 +33,7 @@ func TestNewIDIsOpaqueAndUnique(t *testing.T) {
 	shape := regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{26}$`)
 	seen := map[string]bool{}
 	for range 10000 {
-		id := db.NewID()
+		id := model.NewID()
 		if !shape.MatchString(id) {
 			t.Fatalf("id %q: want 26 base32 characters (128 bits)", id)
 		}

@@ -20,7 +20,7 @@ const invitationFrom = ` FROM invitations i JOIN projects p ON p.id = i.project_
 // CreateInvitation stores inv (ProjectID, Email, Hash, InvitedBy, ExpiresAt),
 // giving it an id and creation time.
 func (d *DB) CreateInvitation(ctx context.Context, inv Invitation) (Invitation, error) {
-	inv.ID = NewID()
+	inv.ID = model.NewID()
 	inv.Email = strings.TrimSpace(inv.Email)
 	inv.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
 	inv.ExpiresAt = inv.ExpiresAt.UTC().Truncate(time.Millisecond)

@@ -38,7 +38,7 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 // same project already stored gives model.ErrConflict.
 func (d *DB) CreateJob(ctx context.Context, j Job, prompt string, idem *IdempotencyKey) (Job, error) {
 	t := now()
-	j.ID, j.Status, j.Turn, j.CreatedAt, j.UpdatedAt = NewID(), JobActive, 1, t, t
+	j.ID, j.Status, j.Turn, j.CreatedAt, j.UpdatedAt = model.NewID(), JobActive, 1, t, t
 	j.Branch = "folio/" + j.ID
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `/* DB.CreateJob */

@@ -15,7 +15,7 @@ const projectColumns = `id, name, repository, ref, model, coalesce(owner_id, '')
 // CreateProject stores p with a new id; an owner, if set, becomes its first member.
 func (d *DB) CreateProject(ctx context.Context, p Project) (Project, error) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	p.ID, p.CreatedAt, p.UpdatedAt = NewID(), now, now
+	p.ID, p.CreatedAt, p.UpdatedAt = model.NewID(), now, now
 	if p.Ref == "" {
 		p.Ref = "main"
 	}

@@ -42,7 +42,7 @@ func (d *DB) CreateFirstUser(ctx context.Context, email, passwordHash string) (U
 }
 
 func newUser(email, passwordHash string) User {
-	return User{ID: NewID(), Email: strings.TrimSpace(email), PasswordHash: passwordHash, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
+	return User{ID: model.NewID(), Email: strings.TrimSpace(email), PasswordHash: passwordHash, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
 }
 
 type execer interface {

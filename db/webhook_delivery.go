@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // insertWebhookDelivery logs a delivery attempt made at t, in tx.
@@ -12,7 +14,7 @@ func insertWebhookDelivery(ctx context.Context, tx *sql.Tx, w WebhookDelivery, t
 	_, err := tx.ExecContext(ctx, `/* DB.insertWebhookDelivery */
 		INSERT INTO webhook_deliveries (id, project_id, job_id, event_id, sequence, attempt, url, status_code, error, duration_ms, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		NewID(), w.ProjectID, w.JobID, w.EventID, w.Sequence, w.Attempt, w.URL, w.StatusCode, w.Error, w.Duration.Milliseconds(), millis(t))
+		model.NewID(), w.ProjectID, w.JobID, w.EventID, w.Sequence, w.Attempt, w.URL, w.StatusCode, w.Error, w.Duration.Milliseconds(), millis(t))
 	return err
 }
 

@@ -33,7 +33,7 @@ func countStatusChange(ctx context.Context, tx *sql.Tx, id string) (Job, error) 
 	_, err = tx.ExecContext(ctx, `/* DB.countStatusChange */
 		INSERT INTO webhook_events (id, project_id, job_id, sequence, job, next_attempt_at, created_at)
 		SELECT ?, id, ?, ?, ?, ?, ? FROM projects WHERE id = ? AND webhook_url <> ''`,
-		NewID(), j.ID, j.StatusChanges, string(snapshot), t, t, j.ProjectID)
+		model.NewID(), j.ID, j.StatusChanges, string(snapshot), t, t, j.ProjectID)
 	return j, err
 }
 

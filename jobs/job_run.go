@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
@@ -56,7 +55,7 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	if w.runner == nil {
 		return errNoRunner
 	}
-	owner := db.NewID()
+	owner := model.NewID()
 	j, ok, err := w.store.ClaimRun(ctx, p, owner, w.cfg.Lease)
 	if err != nil {
 		return err

@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/folio-docs/folio/model"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/folio-docs/folio/db"
 )
 
 // Quota is the state of a rate limit after a request.
@@ -57,7 +56,7 @@ return {allowed, limit - n, reset}
 
 // Take counts one request for key if the quota allows it.
 func (l *Limiter) Take(ctx context.Context, key string) (Quota, error) {
-	return l.run(ctx, key, db.NewID())
+	return l.run(ctx, key, model.NewID())
 }
 
 // Peek reports the quota of key without counting a request.

@@ -39,7 +39,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
@@ -96,7 +95,7 @@ func Sign(secret string, t time.Time, body []byte) string {
 // another delivery holds it. An error (the database failed) asks for a
 // retry of the task.
 func (s *Service) DeliverWebhooks(ctx context.Context, jobID string) error {
-	owner := db.NewID()
+	owner := model.NewID()
 	for {
 		e, ok, err := s.db.ClaimWebhookEvent(ctx, jobID, owner, time.Now().Add(webhookLease))
 		switch {

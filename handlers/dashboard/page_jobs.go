@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/components"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
@@ -32,7 +31,7 @@ func (d *Dashboard) renderJobs(w http.ResponseWriter, r *http.Request, status in
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
-	v.ProjectID, v.Page, v.HasMore, v.Now, v.LaunchKey = p.ID, page, more, time.Now(), db.NewID()
+	v.ProjectID, v.Page, v.HasMore, v.Now, v.LaunchKey = p.ID, page, more, time.Now(), model.NewID()
 	v.PromptLimit = jobs.MaxPromptLength
 	// The first prompt names the job in the list.
 	prompts, err := d.jobs.FirstPrompts(r.Context(), list)
