@@ -20,7 +20,8 @@ type DrainRecorder interface {
 	RecordDrain(ctx context.Context, projectID, provider string, body []byte) (analytics.DrainResult, error)
 }
 
-type drainResponse struct {
+// DrainAccepted is the answer of POST /drains/{provider}.
+type DrainAccepted struct {
 	Accepted   int            `json:"accepted"`
 	Skipped    int            `json:"skipped"`
 	Duplicates int            `json:"duplicates"`
@@ -62,7 +63,7 @@ func AnalyticsDrain(svc DrainRecorder, provider string) http.HandlerFunc {
 				w.Header().Set(vercelVerify, code) // a verification that sends its code
 			}
 			if len(bytes.TrimSpace(body)) == 0 {
-				httpx.WriteJSON(w, http.StatusOK, drainResponse{})
+				httpx.WriteJSON(w, http.StatusOK, DrainAccepted{})
 				return
 			}
 			switch {
@@ -91,6 +92,6 @@ func AnalyticsDrain(svc DrainRecorder, provider string) http.HandlerFunc {
 			httpx.WriteInternal(w, r, err)
 			return
 		}
-		httpx.WriteJSON(w, http.StatusOK, drainResponse{Accepted: res.Accepted, Skipped: res.Skipped, Duplicates: res.Duplicates, SkippedBy: res.SkippedBy})
+		httpx.WriteJSON(w, http.StatusOK, DrainAccepted{Accepted: res.Accepted, Skipped: res.Skipped, Duplicates: res.Duplicates, SkippedBy: res.SkippedBy})
 	}
 }
