@@ -11,10 +11,11 @@ import (
 )
 
 func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
-	fs := newFlags("analytics import", "analytics import --project ID [--format F] [--source NAME] FILE...", e)
+	fs := newFlags("analytics import", "analytics import --project ID [--format F] [--source NAME] [--follow] FILE...", e)
 	project := fs.String("project", "", "project `id` (required)")
 	format := fs.String("format", "combined", "log `format`: "+analytics.LogFormatNames)
 	source := fs.String("source", "", "the `name` of the server the logs come from: identical lines of two sources both count, re-importing one source's files stores nothing twice")
+	follow := fs.Bool("follow", false, "keep reading each FILE as it grows, across rotation and restarts (its position is kept beside the database), until SIGINT or SIGTERM")
 	files, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -35,6 +36,9 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	}
 	defer a.Close()
 	opts := analytics.ImportOptions{Format: f, Source: *source, Trusted: a.cfg.TrustedProxies}
+	if *follow {
+		return followFiles(ctx, e, svc, *project, files, opts)
+	}
 	// The bar counts the files' bytes on disk (compressed or not).
 	var size int64
 	for _, name := range files {
@@ -58,6 +62,21 @@ func cmdAnalyticsImport(ctx context.Context, args []string, e env) error {
 	bar.finish(fmt.Sprintf("%d lines read, %d page views stored, %d skipped", total.Lines, total.Stored, total.Lines-total.Stored), int64(total.Lines), "lines")
 	printSkipped(e, total)
 	return saveIndex(ctx, e, svc, *project)
+}
+
+// followFiles imports the logs' lines as they are written, until ctx ends
+// (SIGINT, SIGTERM), and then says what it did. Serve reads the views as
+// they are stored (its index catches up at each query), so no snapshot is
+// written at the end: serve's own catch-up keeps it recent.
+func followFiles(ctx context.Context, e env, svc *analytics.Service, project string, files []string, opts analytics.ImportOptions) error {
+	st, err := svc.Follow(ctx, project, files, analytics.FollowOptions{
+		ImportOptions: opts,
+		Notice:        func(msg string) { fmt.Fprintln(e.stderr, msg) },
+	})
+	fmt.Fprintf(e.stderr, "stopped: %d lines read, %d page views stored, %d skipped\n", st.Lines, st.Stored, st.Lines-st.Stored)
+	st.Unparsed = nil // told as they were read
+	printSkipped(e, st)
+	return err
 }
 
 // printSkipped says why lines were not stored, and shows the first lines

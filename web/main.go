@@ -30,7 +30,7 @@ Usage:
   folio key list --project ID
   folio key revoke --project ID KEY
   folio invite create --project ID --email E
-  folio analytics import --project ID [--format combined] [--source NAME] FILE...
+  folio analytics import --project ID [--format F] [--source NAME] [--follow] FILE...
   folio analytics generate --project ID --views N
   folio backup --to FILE      a consistent copy of the database, while Folio runs
   folio queue [archived | retry TASK_ID]
