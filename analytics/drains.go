@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/metrics"
+	"github.com/folio-docs/folio/model"
 )
 
 // The hosting platforms whose request logs a drain accepts (CONTRACT §3,
@@ -48,9 +49,6 @@ const (
 	SkipNoClient = "no user agent or client address"
 	SkipTime     = "no usable time"
 )
-
-// ErrDrainTooLarge is a delivery over one of the drain limits.
-var ErrDrainTooLarge = errors.New("analytics: drain delivery too large")
 
 // DrainSyntaxError is a delivery that is not the provider's JSON, NDJSON
 // or gzip of either: nothing of it is stored.
@@ -85,7 +83,7 @@ type DrainResult struct {
 // RayID) or, without one, by its entry's text and how many identical
 // entries came before it in the delivery: a redelivered batch stores
 // nothing twice. A delivery that is not the provider's format stores
-// nothing (*DrainSyntaxError); one over the limits is ErrDrainTooLarge.
+// nothing (*DrainSyntaxError); one over the limits is model.ErrDrainTooLarge.
 func (s *Service) RecordDrain(ctx context.Context, projectID, provider string, body []byte) (DrainResult, error) {
 	events, res, err := ParseDrain(provider, body, time.Now())
 	if err != nil {
@@ -154,7 +152,7 @@ func gunzipDrain(body []byte) ([]byte, error) {
 		return nil, &DrainSyntaxError{Err: fmt.Errorf("bad gzip: %w", err)}
 	}
 	if len(out) > MaxDrainDecoded {
-		return nil, ErrDrainTooLarge
+		return nil, model.ErrDrainTooLarge
 	}
 	return out, nil
 }
@@ -174,7 +172,7 @@ func drainEntries(body []byte, each func(raw []byte)) error {
 				return &DrainSyntaxError{Entry: len(entries) + 1, Err: err}
 			}
 			if len(entries) == MaxDrainEntries {
-				return ErrDrainTooLarge
+				return model.ErrDrainTooLarge
 			}
 			entries = append(entries, raw)
 		}
@@ -197,7 +195,7 @@ func drainEntries(body []byte, each func(raw []byte)) error {
 				return &DrainSyntaxError{Entry: line, Err: errors.New("invalid JSON")}
 			}
 			if len(entries) == MaxDrainEntries {
-				return ErrDrainTooLarge
+				return model.ErrDrainTooLarge
 			}
 			entries = append(entries, raw)
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // The user agents of the drain fixtures.
@@ -174,11 +176,11 @@ func TestParseDrainRefusesBadBodies(t *testing.T) {
 		t.Errorf("broken gzip: %v, want a syntax error", err)
 	}
 	many := strings.Repeat("{\"content\":\"x\"}\n", MaxDrainEntries+1)
-	if _, _, err := ParseDrain(DrainCloudflare, []byte(many), now); !errors.Is(err, ErrDrainTooLarge) {
-		t.Errorf("%d entries: %v, want ErrDrainTooLarge", MaxDrainEntries+1, err)
+	if _, _, err := ParseDrain(DrainCloudflare, []byte(many), now); !errors.Is(err, model.ErrDrainTooLarge) {
+		t.Errorf("%d entries: %v, want model.ErrDrainTooLarge", MaxDrainEntries+1, err)
 	}
-	if _, _, err := ParseDrain(DrainCloudflare, gzipped(t, strings.Repeat(" ", MaxDrainDecoded+1)), now); !errors.Is(err, ErrDrainTooLarge) {
-		t.Errorf("a gzip of %d bytes: %v, want ErrDrainTooLarge", MaxDrainDecoded+1, err)
+	if _, _, err := ParseDrain(DrainCloudflare, gzipped(t, strings.Repeat(" ", MaxDrainDecoded+1)), now); !errors.Is(err, model.ErrDrainTooLarge) {
+		t.Errorf("a gzip of %d bytes: %v, want model.ErrDrainTooLarge", MaxDrainDecoded+1, err)
 	}
 	if _, _, err := ParseDrain("heroku", []byte("[]"), now); err == nil {
 		t.Error("an unknown drain was parsed")

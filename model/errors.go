@@ -68,6 +68,10 @@ var (
 	ErrLastMember = fmt.Errorf("a project keeps at least one member: %w", ErrConflict)
 )
 
+// ErrDrainTooLarge refuses a log drain's delivery over one of the drain
+// limits (analytics.MaxDrainBody, MaxDrainDecoded, MaxDrainEntries).
+var ErrDrainTooLarge = errors.New("analytics: drain delivery too large")
+
 // ErrOriginNotAllowed refuses a tracker's page view from a page outside
 // the project's allowed domains.
 var ErrOriginNotAllowed = errors.New("analytics: origin not allowed for this project")

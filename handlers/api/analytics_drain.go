@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -83,10 +84,11 @@ func AnalyticsDrain(svc DrainRecorder, provider string) http.HandlerFunc {
 		case errors.As(err, &syntax):
 			httpx.WriteError(w, r, httpx.Invalid("The delivery is not "+provider+"'s log format, so nothing of it was stored: "+syntax.Error()+"."))
 			return
-		case errors.Is(err, analytics.ErrDrainTooLarge):
-			httpx.WriteError(w, r, httpx.NewError(http.StatusRequestEntityTooLarge, httpx.CodePayloadTooLarge,
-				"The delivery is over a drain's limits (%d bytes as sent, %d once decompressed, %d entries), so nothing of it was stored.",
-				analytics.MaxDrainBody, analytics.MaxDrainDecoded, analytics.MaxDrainEntries))
+		case errors.Is(err, model.ErrDrainTooLarge):
+			e := httpx.ErrorOf(err)
+			e.Message = fmt.Sprintf("The delivery is over a drain's limits (%d bytes as sent, %d once decompressed, %d entries), so nothing of it was stored.",
+				analytics.MaxDrainBody, analytics.MaxDrainDecoded, analytics.MaxDrainEntries) // the limits are analytics'
+			httpx.WriteError(w, r, e)
 			return
 		case err != nil:
 			httpx.WriteInternal(w, r, err)

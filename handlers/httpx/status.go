@@ -32,6 +32,7 @@ var refusals = []struct {
 	{model.ErrMalformed, http.StatusUnauthorized, CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."},
 	{model.ErrUnknownKey, http.StatusUnauthorized, CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."},
 	{model.ErrOriginNotAllowed, http.StatusForbidden, CodeForbidden, "This origin is not one of the project's allowed domains."},
+	{model.ErrDrainTooLarge, http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The delivery is over a drain's limits, so nothing of it was stored."},
 }
 
 // StatusOf maps a domain error to the contract's answer: its status, its

@@ -45,6 +45,7 @@ func TestStatusOf(t *testing.T) {
 		{"malformed key", model.ErrMalformed, 401, "unauthorized", "Invalid API key: it is malformed, unknown, expired or revoked."},
 		{"unknown key", model.ErrUnknownKey, 401, "unauthorized", "Invalid API key: it is malformed, unknown, expired or revoked."},
 		{"origin not allowed", model.ErrOriginNotAllowed, 403, "forbidden", "This origin is not one of the project's allowed domains."},
+		{"drain too large", model.ErrDrainTooLarge, 413, "payload_too_large", "The delivery is over a drain's limits, so nothing of it was stored."},
 		// Wrapped, as services and db return them, an error keeps its answer.
 		{"wrapped", fmt.Errorf("jobs: merging job j1: %w", model.ErrMergeConflict), 409, "conflict",
 			"The job's branch does not merge cleanly into its ref; nothing was merged. Send a follow-up to redo the change on top of the ref."},
