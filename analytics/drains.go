@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -50,21 +49,18 @@ const (
 	SkipTime     = "no usable time"
 )
 
-// DrainSyntaxError is a delivery that is not the provider's JSON, NDJSON
-// or gzip of either: nothing of it is stored.
-type DrainSyntaxError struct {
-	Entry int // 1-based entry (NDJSON line or array element) at fault; 0: the body
-	Err   error
-}
-
-func (e *DrainSyntaxError) Error() string {
-	if e.Entry == 0 {
-		return fmt.Sprintf("the body is not JSON or NDJSON: %v", e.Err)
+// drainSyntax refuses a delivery that is not the provider's JSON, NDJSON
+// or gzip of either (entry: the 1-based NDJSON line or array element at
+// fault; 0, the body): nothing of it is stored.
+func drainSyntax(entry int, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if entry > 0 {
+		msg = fmt.Sprintf("Entry %d of the delivery is not JSON: %s.", entry, msg)
+	} else {
+		msg = fmt.Sprintf("The delivery is not JSON, NDJSON or a gzip of either: %s.", msg)
 	}
-	return fmt.Sprintf("entry %d is not a JSON object: %v", e.Entry, e.Err)
+	return model.Invalid("", msg+" Nothing of it was stored.")
 }
-
-func (e *DrainSyntaxError) Unwrap() error { return e.Err }
 
 // DrainResult says what became of a delivery's entries.
 type DrainResult struct {
@@ -83,7 +79,7 @@ type DrainResult struct {
 // RayID) or, without one, by its entry's text and how many identical
 // entries came before it in the delivery: a redelivered batch stores
 // nothing twice. A delivery that is not the provider's format stores
-// nothing (*DrainSyntaxError); one over the limits is model.ErrDrainTooLarge.
+// nothing (model.FieldErrors); one over the limits is model.ErrDrainTooLarge.
 func (s *Service) RecordDrain(ctx context.Context, projectID, provider string, body []byte) (DrainResult, error) {
 	events, res, err := ParseDrain(provider, body, time.Now())
 	if err != nil {
@@ -145,11 +141,11 @@ func gunzipDrain(body []byte) ([]byte, error) {
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(body))
 	if err != nil {
-		return nil, &DrainSyntaxError{Err: fmt.Errorf("bad gzip: %w", err)}
+		return nil, drainSyntax(0, "bad gzip (%v)", err)
 	}
 	out, err := io.ReadAll(io.LimitReader(zr, MaxDrainDecoded+1))
 	if err != nil {
-		return nil, &DrainSyntaxError{Err: fmt.Errorf("bad gzip: %w", err)}
+		return nil, drainSyntax(0, "bad gzip (%v)", err)
 	}
 	if len(out) > MaxDrainDecoded {
 		return nil, model.ErrDrainTooLarge
@@ -169,7 +165,7 @@ func drainEntries(body []byte, each func(raw []byte)) error {
 		for dec.More() {
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return &DrainSyntaxError{Entry: len(entries) + 1, Err: err}
+				return drainSyntax(len(entries)+1, "%v", err)
 			}
 			if len(entries) == MaxDrainEntries {
 				return model.ErrDrainTooLarge
@@ -177,10 +173,10 @@ func drainEntries(body []byte, each func(raw []byte)) error {
 			entries = append(entries, raw)
 		}
 		if _, err := dec.Token(); err != nil {
-			return &DrainSyntaxError{Err: fmt.Errorf("the array is not closed: %w", err)}
+			return drainSyntax(0, "the array is not closed")
 		}
 		if _, err := dec.Token(); err != io.EOF {
-			return &DrainSyntaxError{Err: errors.New("data after the array")}
+			return drainSyntax(0, "data after the array")
 		}
 	} else {
 		// Lines are slices of the body, which outlives them.
@@ -192,7 +188,7 @@ func drainEntries(body []byte, each func(raw []byte)) error {
 				continue
 			}
 			if !json.Valid(raw) {
-				return &DrainSyntaxError{Entry: line, Err: errors.New("invalid JSON")}
+				return drainSyntax(line, "invalid JSON")
 			}
 			if len(entries) == MaxDrainEntries {
 				return model.ErrDrainTooLarge

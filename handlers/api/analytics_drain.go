@@ -79,11 +79,7 @@ func AnalyticsDrain(svc DrainRecorder, provider string) http.HandlerFunc {
 			}
 		}
 		res, err := svc.RecordDrain(r.Context(), project, provider, body)
-		var syntax *analytics.DrainSyntaxError
 		switch {
-		case errors.As(err, &syntax):
-			httpx.WriteError(w, r, httpx.Invalid("The delivery is not "+provider+"'s log format, so nothing of it was stored: "+syntax.Error()+"."))
-			return
 		case errors.Is(err, model.ErrDrainTooLarge):
 			e := httpx.ErrorOf(err)
 			e.Message = fmt.Sprintf("The delivery is over a drain's limits (%d bytes as sent, %d once decompressed, %d entries), so nothing of it was stored.",
@@ -91,7 +87,7 @@ func AnalyticsDrain(svc DrainRecorder, provider string) http.HandlerFunc {
 			httpx.WriteError(w, r, e)
 			return
 		case err != nil:
-			httpx.WriteInternal(w, r, err)
+			httpx.WriteDomainError(w, r, err) // a delivery not in the provider's format: 400
 			return
 		}
 		httpx.WriteJSON(w, http.StatusOK, DrainAccepted{Accepted: res.Accepted, Skipped: res.Skipped, Duplicates: res.Duplicates, SkippedBy: res.SkippedBy})
