@@ -26,6 +26,26 @@ var listFiles embed.FS
 var extraAgents = []string{"Copilot", "GitHub-Copilot", "GitHubCopilotChat", "claude-code", "Google-Agent", "Devin", "Cursor",
 	"Google-GeminiNotebook", "ChatGPT-Browser"}
 
+// agentOperators names the operator of agents whose list gives none (or
+// none usable): Folio's own agent table and ai.robots.txt's "Unclear".
+var agentOperators = map[string]string{
+	"Copilot": "Microsoft", "GitHub-Copilot": "GitHub", "GitHubCopilotChat": "GitHub", "claude-code": "Anthropic",
+	"Google-Agent": "Google", "Devin": "Cognition", "Cursor": "Anysphere", "Google-GeminiNotebook": "Google",
+	"ChatGPT-Browser": "OpenAI", "Gemini-Deep-Research": "Google",
+}
+
+// Agent is who made a page view, when its user agent names it: the agent's
+// or crawler's name (ChatGPT-User, claude-code, Googlebot) and its
+// operator (OpenAI, Anthropic, Google; "" when unknown). A browser's view
+// has the zero Agent; a Markdown read by an unnamed client has
+// MarkdownReader.
+type Agent struct {
+	Name, Operator string
+}
+
+// MarkdownReader is the agent of a Markdown read by a client no list names.
+var MarkdownReader = Agent{Name: "Markdown reader"}
+
 // extraBots are service fetchers that append their name to a browser's
 // user agent and that no list names (yet): a whole product token.
 var extraBots = []string{"AdAuth", "Google-Ads-Qualify", "Google-Lens", "GoogleSites"}
@@ -129,6 +149,8 @@ type Classifier struct {
 	patterns  [][]int32
 	crawlers  []crawler
 	always    []int32 // patterns with no usable literal: always checked
+	// by literal id: the agent an AI token or a bot word names
+	wordAgent []Agent
 	literals  []string
 }
 
@@ -155,6 +177,7 @@ type crawler struct {
 	class     Class
 	level     level
 	source    string // which list: for tests and reports
+	agent     Agent  // whom the pattern names ("" when it names no one)
 }
 
 // Input is what classification looks at.
@@ -187,6 +210,7 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 		literals = append(literals, s)
 		c.wordClass = append(c.wordClass, -1)
 		c.botWord = append(c.botWord, false)
+		c.wordAgent = append(c.wordAgent, Agent{})
 		c.patterns = append(c.patterns, nil)
 		return id
 	}
@@ -207,6 +231,7 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 	if l.Robots != nil {
 		var robots map[string]struct {
 			Function string `json:"function"`
+			Operator string `json:"operator"`
 		}
 		if err := json.Unmarshal(l.Robots, &robots); err != nil {
 			return nil, fmt.Errorf("analytics: unable to read robots.json: %w", err)
@@ -222,17 +247,34 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 			id := literal(strings.ToLower(t))
 			if cl := robotClass(robots[t].Function); c.wordClass[id] < 0 || Class(c.wordClass[id]) > cl {
 				c.wordClass[id] = int8(cl)
+				c.wordAgent[id] = Agent{Name: t, Operator: operatorName(robots[t].Operator)}
 			}
 		}
 	}
 	for _, t := range extraAgents {
-		c.wordClass[literal(strings.ToLower(t))] = int8(AI)
+		id := literal(strings.ToLower(t))
+		c.wordClass[id] = int8(AI)
+		c.wordAgent[id] = Agent{Name: t}
 	}
 	for t, cl := range tokenClasses {
-		c.wordClass[literal(strings.ToLower(t))] = int8(cl)
+		id := literal(strings.ToLower(t))
+		c.wordClass[id] = int8(cl)
+		if c.wordAgent[id].Name == "" {
+			c.wordAgent[id] = Agent{Name: t}
+		}
 	}
 	for _, t := range extraBots {
-		c.botWord[literal(strings.ToLower(t))] = true
+		id := literal(strings.ToLower(t))
+		c.botWord[id] = true
+		c.wordAgent[id] = Agent{Name: t}
+		if strings.HasPrefix(t, "Google") {
+			c.wordAgent[id].Operator = "Google"
+		}
+	}
+	for id, a := range c.wordAgent {
+		if op, ok := agentOperators[a.Name]; ok && a.Operator == "" {
+			c.wordAgent[id].Operator = op
+		}
 	}
 
 	if l.Crawlers != nil {
@@ -251,7 +293,8 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 			if err != nil {
 				return nil, fmt.Errorf("analytics: crawler pattern %q: %w", p.Pattern, err)
 			}
-			cr := crawler{re: re, class: Bot, level: levelNamed, word: wordPatterns[p.Pattern], source: "crawler-user-agents"}
+			cr := crawler{re: re, class: Bot, level: levelNamed, word: wordPatterns[p.Pattern], source: "crawler-user-agents",
+				agent: literalAgent(p.Pattern)}
 			if slices.Contains(p.Tags, "ai-crawler") {
 				cr.class = AITraining
 			}
@@ -267,17 +310,25 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 			Regex    string `json:"regex"`
 			Name     string `json:"name"`
 			Category string `json:"category"`
+			Producer struct {
+				Name string `json:"name"`
+			} `json:"producer"`
 		}
 		if err := json.Unmarshal(l.DeviceDetector, &bots); err != nil {
 			return nil, fmt.Errorf("analytics: unable to read device-detector's bots.json: %w", err)
 		}
 		for _, b := range bots {
-			cr := crawler{class: deviceDetectorClass(b.Category), level: levelNamed, source: "device-detector"}
+			cr := crawler{class: deviceDetectorClass(b.Category), level: levelNamed, source: "device-detector",
+				agent: Agent{Name: b.Name, Operator: operatorName(b.Producer.Name)}}
+			if op, ok := agentOperators[b.Name]; ok && cr.agent.Operator == "" {
+				cr.agent.Operator = op
+			}
 			if b.Name == "Generic Bot" {
 				// Its catch-all rules (words such as bot, fetch, monitor,
 				// and bare library names such as "node"): a script's
 				// signature, not a crawler's name.
 				cr.level = levelTool
+				cr.agent = Agent{}
 			}
 			leaves, err := lookaroundLeaves("(?i)", b.Regex)
 			if err != nil {
@@ -305,6 +356,19 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 			for i := range leaves {
 				add(crawler{leaf: &leaves[i], class: Bot, level: levelTool, shapeless: isbotGeneric[p], source: "isbot"}, leaves[i].source)
 			}
+		}
+	}
+	// A crawler-user-agents pattern that names a crawler device-detector
+	// also names takes its operator from there.
+	operators := map[string]string{}
+	for _, cr := range c.crawlers {
+		if cr.source == "device-detector" && cr.agent.Operator != "" {
+			operators[strings.ToLower(cr.agent.Name)] = cr.agent.Operator
+		}
+	}
+	for i := range c.crawlers {
+		if a := &c.crawlers[i].agent; a.Name != "" && a.Operator == "" {
+			a.Operator = operators[strings.ToLower(a.Name)]
 		}
 	}
 	c.ac = newAutomaton(literals)
@@ -505,6 +569,14 @@ func (c *Classifier) Classify(in Input) Class {
 	return c.byUserAgent(in.UserAgent).class(in)
 }
 
+// ClassifyAgent returns the class of a page view and the agent that made
+// it: the zero Agent for a browser (and for a client that names no one),
+// MarkdownReader for a Markdown read by a client no list names.
+func (c *Classifier) ClassifyAgent(in Input) (Class, Agent) {
+	v := c.byUserAgent(in.UserAgent)
+	return v.classAgent(in)
+}
+
 // uaVerdict is what a user agent alone says about a view: its class when
 // that is decided, otherwise whether it is a tool (a Bot unless it asks for
 // Markdown). A batch of views reuses it for a user agent seen before.
@@ -512,20 +584,31 @@ type uaVerdict struct {
 	decided Class
 	final   bool
 	tool    bool
+	agent   Agent // whom the user agent names
 }
 
 // class finishes the verdict with the view's path and Accept header.
 func (v uaVerdict) class(in Input) Class {
+	cl, _ := v.classAgent(in)
+	return cl
+}
+
+// classAgent finishes the verdict with the view's path and Accept header,
+// and says who made the view.
+func (v uaVerdict) classAgent(in Input) (Class, Agent) {
 	switch {
 	case v.final:
-		return v.decided
+		return v.decided, v.agent
 	case wantsMarkdown(in.Path, in.Accept):
 		// A browser or a script reading Markdown is an agent reading the docs.
-		return AI
+		if v.agent.Name == "" {
+			return AI, MarkdownReader
+		}
+		return AI, v.agent
 	case v.tool:
-		return Bot
+		return Bot, v.agent
 	}
-	return Human
+	return Human, Agent{}
 }
 
 // byUserAgent matches a user agent against the lists and the rules, in
@@ -541,6 +624,7 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 	}
 	text := maskDeviceModel(plusDecoded(ua))
 	agent, agentLen := Class(0), 0
+	var who, botWho Agent
 	botWord := false
 	var candidates []int32
 	c.ac.match(text, func(id int32, end int) {
@@ -548,17 +632,20 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 			start := end - c.ac.lens[id]
 			if isProductToken(text, start, end) {
 				if c.botWord[id] {
+					if !botWord {
+						botWho = c.wordAgent[id]
+					}
 					botWord = true
 				} else if c.ac.lens[id] > agentLen {
 					// The longest AI token wins: Applebot-Extended over Applebot.
-					agent, agentLen = Class(cl), c.ac.lens[id]
+					agent, agentLen, who = Class(cl), c.ac.lens[id], c.wordAgent[id]
 				}
 			}
 		}
 		candidates = append(candidates, c.patterns[id]...)
 	})
 	if agentLen > 0 {
-		return uaVerdict{decided: agent, final: true}
+		return uaVerdict{decided: agent, final: true, agent: who}
 	}
 	candidates = append(candidates, c.always...)
 	// Each pattern once, at most.
@@ -568,21 +655,29 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 	named, isNamed := Class(0), false
 	for _, pid := range candidates {
 		cr := &c.crawlers[pid]
-		if cr.level != levelNamed || isNamed && classRank(cr.class) <= classRank(named) {
+		if cr.level != levelNamed {
+			continue
+		}
+		if isNamed && classRank(cr.class) <= classRank(named) {
 			continue
 		}
 		if cr.matches(text) {
-			named, isNamed = cr.class, true
+			named, isNamed, who = cr.class, true, cr.agent
 		}
 	}
 	lower := strings.ToLower(text)
 	switch {
 	case isNamed:
-		return uaVerdict{decided: named, final: true}
+		return uaVerdict{decided: named, final: true, agent: who}
 	case botWord:
-		return uaVerdict{decided: Bot, final: true}
-	case userAgentNaming(lower):
-		return uaVerdict{decided: AI, final: true}
+		return uaVerdict{decided: Bot, final: true, agent: botWho}
+	}
+	if start, end, ok := userAgentNaming(lower); ok {
+		who = Agent{Name: lower[start:end]}
+		if len(lower) == len(text) {
+			who.Name = text[start:end]
+		}
+		return uaVerdict{decided: AI, final: true, agent: who}
 	}
 	crawler, library := genericMarkers(lower)
 	if crawler || hasURLOrEmail(lower) {
@@ -686,4 +781,48 @@ func (cr *crawler) matches(ua string) bool {
 		}
 	}
 	return false
+}
+
+// operatorName reads a list's operator or producer: the text of a Markdown
+// link ("[OpenAI](https://openai.com)"), the name before a description
+// ("Amazon, used for …", "Lyrenth that builds …") or a company suffix
+// ("Google Inc."); "" for "Unclear at this time." or a bare URL.
+func operatorName(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "[") {
+		if i := strings.Index(s, "]("); i > 0 {
+			s = s[1:i]
+		}
+	}
+	low := strings.ToLower(s)
+	if strings.HasPrefix(low, "unclear") || strings.HasPrefix(low, "http://") || strings.HasPrefix(low, "https://") {
+		return ""
+	}
+	for _, sep := range []string{", ", " that ", " to ", " used ", " ("} {
+		if i := strings.Index(s, sep); i > 0 {
+			s = s[:i]
+		}
+	}
+	for _, suffix := range []string{" Inc.", " Inc", " LLC", " Ltd.", " Ltd", " GmbH", " Corporation", " Corp.", " S.A.", " AG", " B.V."} {
+		s = strings.TrimSuffix(s, suffix)
+	}
+	return strings.TrimSpace(s)
+}
+
+// literalAgent names the crawler of a crawler-user-agents pattern that is
+// a plain name ("Googlebot\\/", "bingbot"); other patterns name no one.
+func literalAgent(pattern string) Agent {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil || re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 {
+		return Agent{}
+	}
+	name := strings.Trim(string(re.Rune), "/ ")
+	if len(name) < 3 {
+		return Agent{}
+	}
+	a := Agent{Name: name}
+	if op, ok := agentOperators[name]; ok {
+		a.Operator = op
+	}
+	return a
 }

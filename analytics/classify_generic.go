@@ -245,14 +245,14 @@ func isLocale(f string) bool {
 	return true
 }
 
-// userAgentNaming says whether a product token follows the naming of AI
+// userAgentNaming finds a product token that follows the naming of AI
 // agents acting for a person, "Name-User/…" (ChatGPT-User, Claude-User,
 // Perplexity-User, MistralAI-User): an agent no list names yet.
-func userAgentNaming(lower string) bool {
+func userAgentNaming(lower string) (start, end int, ok bool) {
 	for i := 0; ; {
 		j := strings.Index(lower[i:], "-user")
 		if j < 0 {
-			return false
+			return 0, 0, false
 		}
 		at := i + j
 		end := at + len("-user")
@@ -262,7 +262,7 @@ func userAgentNaming(lower string) bool {
 		}
 		if at-start >= 2 && (start == 0 || strings.IndexByte(" (;,+", lower[start-1]) >= 0) &&
 			(end == len(lower) || strings.IndexByte("/;) ", lower[end]) >= 0) {
-			return true
+			return start, end, true
 		}
 		i = end
 	}
