@@ -361,7 +361,7 @@ func InvitationsCard(projectID string, v InvitesView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				switch invitationState(i, v.Now) {
-				case "used":
+				case model.InvitationUsed:
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "used <time title=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -392,7 +392,7 @@ func InvitationsCard(projectID string, v InvitesView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-				case "revoked":
+				case model.InvitationRevoked:
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "revoked <time title=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -423,7 +423,7 @@ func InvitationsCard(projectID string, v InvitesView) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-				case "expired":
+				case model.InvitationExpired:
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "expired <time title=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
@@ -490,7 +490,7 @@ func InvitationsCard(projectID string, v InvitesView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				if invitationState(i, v.Now) == "pending" {
+				if invitationState(i, v.Now) == model.InvitationPending {
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 46, "<form method=\"post\" action=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err

@@ -125,16 +125,6 @@ func projectURL(p *model.Project, tab string) string {
 	}
 }
 
-func keyStatus(k model.APIKey, now time.Time) string {
-	switch {
-	case k.RevokedAt != nil:
-		return "revoked"
-	case !k.Active(now):
-		return "expired"
-	}
-	return "active"
-}
-
 // day formats a time as a date a person reads at a glance.
 func day(t time.Time) string { return t.UTC().Format("2 Jan 2006") }
 

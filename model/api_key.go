@@ -47,3 +47,22 @@ func (k APIKey) Allows(method string, ingest bool) bool {
 func (k APIKey) Active(now time.Time) bool {
 	return k.RevokedAt == nil && (k.ExpiresAt == nil || now.Before(*k.ExpiresAt))
 }
+
+// API key states, derived from the record and the time.
+const (
+	APIKeyActive  = "active"
+	APIKeyRevoked = "revoked"
+	APIKeyExpired = "expired"
+)
+
+// State is what the key is at now. A revoked key stays revoked after it
+// would have expired.
+func (k APIKey) State(now time.Time) string {
+	switch {
+	case k.RevokedAt != nil:
+		return APIKeyRevoked
+	case !k.Active(now):
+		return APIKeyExpired
+	}
+	return APIKeyActive
+}

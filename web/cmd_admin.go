@@ -267,13 +267,7 @@ func cmdKeyList(ctx context.Context, args []string, e env) error {
 	}
 	now := time.Now()
 	for _, k := range keys {
-		status := "active"
-		switch {
-		case k.RevokedAt != nil:
-			status = "revoked"
-		case !k.Active(now):
-			status = "expired"
-		}
+		status := k.State(now)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s…%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, auth.KeyPrefix, k.LastFour,
 			fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.ExpiresAt), status)
 	}
