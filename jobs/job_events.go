@@ -61,8 +61,9 @@ func ParseEventCursor(s string) (c EventCursor, ok bool) {
 // field the view gains) changes it.
 func jobDigest(v Job) uint64 {
 	v.Usage, v.UpdatedAt = Usage{}, time.Time{}
+	b, _ := json.Marshal(v) // a Job always encodes
 	h := fnv.New64a()
-	h.Write(v.AppendJSON(make([]byte, 0, 512)))
+	h.Write(b)
 	return max(h.Sum64(), 1) // 0 means "none sent"
 }
 
@@ -96,10 +97,14 @@ func (s *Service) Events(ctx context.Context, projectID, id string, after EventC
 	cur := after
 	view := View(j)
 	digest := jobDigest(view)
+	data, err := json.Marshal(view)
+	if err != nil {
+		return nil, after, fmt.Errorf("jobs: unable to encode job %s: %w", j.ID, err)
+	}
 	addJob := func() {
 		if digest != after.Job {
 			cur.Job = digest
-			evs = append(evs, Event{ID: cur, Name: EventJob, Data: view.AppendJSON(make([]byte, 0, 512))})
+			evs = append(evs, Event{ID: cur, Name: EventJob, Data: data})
 		}
 	}
 	if connecting {

@@ -56,3 +56,36 @@ func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
 		t.Errorf("Show of an unknown job: %v, want ErrNotFound", err)
 	}
 }
+
+// ShowJSON is the job Show gives, as json.Marshal encodes it: when it is
+// read, when it is served from memory, and once a write has changed it.
+func TestShowJSONIsTheShownJobEncoded(t *testing.T) {
+	w := newWorld(t, jobs.Config{})
+	ctx := context.Background()
+	j := w.create("Fix the <typo> & \"quotes\"")
+	check := func(step string, steps int) {
+		t.Helper()
+		for range 2 { // read, then kept
+			shown, err := w.svc.Show(ctx, w.project.ID, j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := w.svc.ShowJSON(ctx, w.project.ID, j.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(shown)
+			if string(got) != string(want) || shown.Usage.Steps != steps {
+				t.Fatalf("%s: ShowJSON = %s\nwant json.Marshal(Show) = %s (%d steps)", step, got, want, steps)
+			}
+		}
+	}
+	check("active", 0)
+	if err := w.db.AddJobUsage(ctx, j.ID, 3, 10); err != nil {
+		t.Fatal(err)
+	}
+	check("after a write", 3)
+	if _, err := w.svc.ShowJSON(ctx, w.project.ID, "nope"); !errors.Is(err, model.ErrNotFound) {
+		t.Errorf("ShowJSON of an unknown job: %v, want ErrNotFound", err)
+	}
+}

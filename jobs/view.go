@@ -2,9 +2,7 @@ package jobs
 
 import (
 	"encoding/json"
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/model"
@@ -130,156 +128,31 @@ func (s stamp) MarshalJSON() ([]byte, error) {
 	return appendStamp(nil, time.Time(s)), nil
 }
 
-// MarshalJSON writes the job with its times as stamps.
+// MarshalJSON writes the job through encoding/json with its times as
+// stamps, which come last, after Job's other fields in their order: the
+// bytes the API has always sent.
 func (j Job) MarshalJSON() ([]byte, error) {
-	return j.AppendJSON(make([]byte, 0, 512)), nil
+	type fields Job // Job without this method
+	return json.Marshal(struct {
+		fields
+		CreatedAt  stamp  `json:"createdAt"`
+		ArchivedAt *stamp `json:"archivedAt"`
+		UpdatedAt  stamp  `json:"updatedAt"`
+		MergedAt   *stamp `json:"mergedAt"`
+	}{fields(j), stamp(j.CreatedAt), stampOf(j.ArchivedAt), stamp(j.UpdatedAt), stampOf(j.MergedAt)})
 }
 
-// AppendJSON appends the job's JSON to b: the bytes MarshalJSON gives, in
-// the order encoding/json gave them when the job went through reflection
-// (the stamps last), strings escaped as json.Marshal escapes them. It is
-// written out because GET job, the polling endpoint, is the API's hottest
-// path; TestJobJSONMatchesReflection holds it to the reflective form.
-func (j Job) AppendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = appendJSONString(b, j.ID)
-	b = append(b, `,"status":`...)
-	b = appendJSONString(b, string(j.Status))
-	b = append(b, `,"source":{"repository":`...)
-	b = appendJSONString(b, j.Source.Repository)
-	b = append(b, `,"ref":`...)
-	b = appendJSONString(b, j.Source.Ref)
-	b = append(b, `},"model":`...)
-	b = appendJSONString(b, j.Model)
-	b = append(b, `,"prLink":`...)
-	if j.PRLink != nil {
-		b = appendJSONString(b, *j.PRLink)
-	} else {
-		b = append(b, "null"...)
+func stampOf(t *time.Time) *stamp {
+	if t == nil {
+		return nil
 	}
-	b = append(b, `,"branch":`...)
-	b = appendJSONString(b, j.Branch)
-	b = append(b, `,"usage":{"steps":`...)
-	b = strconv.AppendInt(b, int64(j.Usage.Steps), 10)
-	b = append(b, `,"tokens":`...)
-	b = strconv.AppendInt(b, j.Usage.Tokens, 10)
-	b = append(b, '}')
-	if j.Error != nil {
-		b = append(b, `,"error":{"code":`...)
-		b = appendJSONString(b, j.Error.Code)
-		b = append(b, `,"message":`...)
-		b = appendJSONString(b, j.Error.Message)
-		b = append(b, '}')
-	}
-	b = append(b, `,"summary":`...)
-	if j.Summary != nil {
-		b = appendJSONString(b, *j.Summary)
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"problems":`...)
-	if j.Problems == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, p := range j.Problems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"path":`...)
-			b = appendJSONString(b, p.Path)
-			if p.Line != 0 {
-				b = append(b, `,"line":`...)
-				b = strconv.AppendInt(b, int64(p.Line), 10)
-			}
-			if p.Column != 0 {
-				b = append(b, `,"column":`...)
-				b = strconv.AppendInt(b, int64(p.Column), 10)
-			}
-			b = append(b, `,"severity":`...)
-			b = appendJSONString(b, p.Severity)
-			b = append(b, `,"message":`...)
-			b = appendJSONString(b, p.Message)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	b = append(b, `,"createdAt":`...)
-	b = appendStamp(b, j.CreatedAt)
-	b = append(b, `,"archivedAt":`...)
-	if j.ArchivedAt != nil {
-		b = appendStamp(b, *j.ArchivedAt)
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"updatedAt":`...)
-	b = appendStamp(b, j.UpdatedAt)
-	b = append(b, `,"mergedAt":`...)
-	if j.MergedAt != nil {
-		b = appendStamp(b, *j.MergedAt)
-	} else {
-		b = append(b, "null"...)
-	}
-	return append(b, '}')
+	s := stamp(*t)
+	return &s
 }
 
 func appendStamp(b []byte, t time.Time) []byte {
 	b = append(b, '"')
 	b = t.UTC().AppendFormat(b, stampLayout)
-	return append(b, '"')
-}
-
-// appendJSONString appends s as json.Marshal writes a string: quotes,
-// backslashes, control characters and <, >, & escaped, invalid UTF-8 as
-// U+FFFD, U+2028 and U+2029 escaped (encoding/json's appendString with
-// HTML escaping on, which MarshalJSON's json.Marshal always had).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 

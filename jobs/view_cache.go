@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 )
 
@@ -22,24 +23,25 @@ type viewKey struct{ project, id string }
 type keptView struct {
 	version uint64
 	job     Job
+	json    []byte // job as the API sends it: json.Marshal(job)
 }
 
-func (c *viewCache) get(k viewKey, version uint64) (Job, bool) {
+func (c *viewCache) get(k viewKey, version uint64) (keptView, bool) {
 	c.mu.RLock()
 	kv, ok := c.views[k]
 	c.mu.RUnlock()
-	return kv.job, ok && kv.version == version
+	return kv, ok && kv.version == version
 }
 
-func (c *viewCache) put(k viewKey, version uint64, j Job) {
+func (c *viewCache) put(k viewKey, kv keptView) {
 	c.mu.Lock()
 	if c.views == nil || len(c.views) >= maxKeptViews {
 		c.views = make(map[viewKey]keptView)
 	}
 	// A slower reader that began before the last write must not replace
 	// the view of a newer version: versions only grow.
-	if kept, ok := c.views[k]; !ok || kept.version <= version {
-		c.views[k] = keptView{version, j}
+	if kept, ok := c.views[k]; !ok || kept.version <= kv.version {
+		c.views[k] = kv
 	}
 	c.mu.Unlock()
 }
@@ -49,23 +51,39 @@ func (c *viewCache) put(k viewKey, version uint64, j Job) {
 // last read, otherwise reading only the columns the view needs. The Job is
 // shared: callers must not change it.
 func (s *Service) Show(ctx context.Context, projectID, id string) (Job, error) {
+	kv, err := s.show(ctx, projectID, id)
+	return kv.job, err
+}
+
+// ShowJSON is Show's job as the API sends it, json.Marshal's bytes, encoded
+// once for as long as the view is kept: polling a job that has not changed
+// costs no encoding either. The bytes are shared: callers must not change them.
+func (s *Service) ShowJSON(ctx context.Context, projectID, id string) ([]byte, error) {
+	kv, err := s.show(ctx, projectID, id)
+	return kv.json, err
+}
+
+func (s *Service) show(ctx context.Context, projectID, id string) (keptView, error) {
 	if err := ctx.Err(); err != nil {
-		return Job{}, err
+		return keptView{}, err
 	}
 	k := viewKey{projectID, id}
 	version, keep := s.db.DataVersion()
 	if keep {
-		if j, ok := s.views.get(k, version); ok {
-			return j, nil
+		if kv, ok := s.views.get(k, version); ok {
+			return kv, nil
 		}
 	}
 	stored, err := s.db.JobViewByID(ctx, projectID, id)
 	if err != nil {
-		return Job{}, err
+		return keptView{}, err
 	}
-	j := View(stored)
+	kv := keptView{version: version, job: View(stored)}
+	if kv.json, err = json.Marshal(kv.job); err != nil {
+		return keptView{}, err
+	}
 	if keep {
-		s.views.put(k, version, j)
+		s.views.put(k, kv)
 	}
-	return j, nil
+	return kv, nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// reflectiveJSON is how Job.MarshalJSON wrote a job before it was written
-// out by hand: through reflection, with the times as stamps.
+// reflectiveJSON is the job's JSON as the API has always sent it: through
+// reflection, with the times as stamps.
 func reflectiveJSON(t *testing.T, j Job) []byte {
 	t.Helper()
 	type plain Job
@@ -27,14 +27,6 @@ func reflectiveJSON(t *testing.T, j Job) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func stampOf(t *time.Time) *stamp {
-	if t == nil {
-		return nil
-	}
-	s := stamp(*t)
-	return &s
 }
 
 var trickyStrings = []string{

@@ -22,7 +22,7 @@ type JobService interface {
 	Models(ctx context.Context, projectID string) ([]string, string, error)
 	Quota(ctx context.Context, projectID, limit string) jobs.Quota
 	Get(ctx context.Context, projectID, id string) (model.Job, error)
-	Show(ctx context.Context, projectID, id string) (jobs.Job, error)
+	ShowJSON(ctx context.Context, projectID, id string) ([]byte, error)
 	List(ctx context.Context, projectID string, status model.JobStatus, limit, offset int) ([]model.Job, bool, error)
 	Archive(ctx context.Context, projectID, id string) (model.Job, error)
 	Cancel(ctx context.Context, projectID, id string) (model.Job, error)

@@ -8,12 +8,12 @@ import (
 
 // Get is GET /job/{id}: the polling endpoint.
 func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
-	j, err := h.svc.Show(r.Context(), projectID(r), jobID(r))
+	j, err := h.svc.ShowJSON(r.Context(), projectID(r), jobID(r))
 	if err != nil {
 		httpx.WriteDomainError(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, http.StatusOK, j)
+	httpx.WriteEncoded(w, http.StatusOK, j)
 }
 
 // Archive is POST /job/{id}/archive.

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 )
 
 // MaxBodyBytes caps every request body (§5: 1 MiB).
@@ -19,27 +18,8 @@ const MaxBodyBytes = 1 << 20
 // MaxIdempotencyKey is the longest Idempotency-Key accepted.
 const MaxIdempotencyKey = 255
 
-// jsonAppender is a value that writes its own JSON, as json.Marshal would.
-type jsonAppender interface{ AppendJSON([]byte) []byte }
-
-// appendBuffers are the buffers jsonAppenders write into, reused: a job's
-// JSON is written on every poll.
-var appendBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
-
 // WriteJSON encodes v as the response body.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	if a, ok := v.(jsonAppender); ok {
-		// Written out by hand (a job: the polling endpoint); the encoder
-		// would only call MarshalJSON and compact what it gives.
-		buf := appendBuffers.Get().(*[]byte)
-		b := append(a.AppendJSON((*buf)[:0]), '\n')
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(b) // a Writer must not keep b (io.Writer), so it can go back
-		*buf = b
-		appendBuffers.Put(buf)
-		return
-	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -51,6 +31,18 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
+
+// WriteEncoded answers with body, one JSON value already encoded (compact),
+// ended with the newline WriteJSON ends with: the job GET job polls,
+// encoded once while it is kept (jobs.Service.ShowJSON).
+func WriteEncoded(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+	w.Write(newline)
+}
+
+var newline = []byte{'\n'}
 
 // FastDecoder is a body type that reads its usual shape itself, faster
 // than encoding/json; DecodeFast says false to leave the body to it.
