@@ -181,8 +181,9 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 			verdict = s.cls.byUserAgent(e.UserAgent)
 			verdicts[e.UserAgent] = verdict
 		}
-		class := verdict.class(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
-		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash}
+		class, agent := verdict.classAgent(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
+		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash,
+			Agent: db.ViewAgent(agent)}
 	}
 	var eb *db.EventBatch
 	if batch != nil {

@@ -36,6 +36,15 @@ type NewPageView struct {
 	VisitorID int64
 	Class     uint8
 	LineHash  []byte
+	// Agent is who made the view (its name and operator), empty for a
+	// browser.
+	Agent ViewAgent
+}
+
+// ViewAgent is an agent as stored: its name and operator ("" when
+// unknown). The zero ViewAgent is none.
+type ViewAgent struct {
+	Name, Operator string
 }
 
 // AnalyticsDict caches a site's path ids (path → id) so ingest does not
@@ -44,6 +53,8 @@ type NewPageView struct {
 type AnalyticsDict struct {
 	mu    sync.Mutex
 	paths map[string]int64
+	// agents are agents' ids (analytics_agents), for this site's ingest
+	agents map[ViewAgent]int64
 	// insertViews is the full-size multi-row views INSERT, prepared once:
 	// parsing it for every batch cost as much as running it.
 	insertViews *sql.Stmt
@@ -51,7 +62,7 @@ type AnalyticsDict struct {
 
 // NewAnalyticsDict returns an empty cache for one site.
 func NewAnalyticsDict() *AnalyticsDict {
-	return &AnalyticsDict{paths: map[string]int64{}}
+	return &AnalyticsDict{paths: map[string]int64{}, agents: map[ViewAgent]int64{}}
 }
 
 // AnalyticsSite returns the site id of a project, creating it on first use.
@@ -131,6 +142,7 @@ func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsD
 // model.ErrIdempotencyConflict. The check and the insert are one transaction.
 func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
 	newPaths := map[string]int64{}
+	newAgents := map[ViewAgent]int64{}
 	// Prepared outside the transaction: the writer has one connection.
 	insertViews, err := dict.prepareInsertViews(ctx, d)
 	if err != nil {
@@ -189,21 +201,38 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 				}
 			}
 		}
+		clear(newAgents)
+		for i := range views {
+			if a := views[i].Agent; use[i] && a != (ViewAgent{}) {
+				if _, ok := dict.agents[a]; !ok {
+					newAgents[a] = 0
+				}
+			}
+		}
+		for a := range newAgents {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `/* DB.InsertPageViews */
+				INSERT INTO analytics_agents (name, operator) VALUES (?, ?)
+				ON CONFLICT (name, operator) DO UPDATE SET name = excluded.name RETURNING id`, a.Name, a.Operator).Scan(&id); err != nil {
+				return err
+			}
+			newAgents[a] = id
+		}
 		if err := upsertDict(ctx, tx, `/* DB.InsertPageViews */ INSERT INTO analytics_paths (site_id, path) VALUES `,
 			` ON CONFLICT (site_id, path) DO UPDATE SET path = excluded.path RETURNING id, path`,
 			siteID, paths, func(p string) any { return p }, func(id int64, raw []byte) { newPaths[string(raw)] = id }); err != nil {
 			return err
 		}
-		rows := make([]any, 0, 5*rowsPerInsert)
+		rows := make([]any, 0, viewColumns*rowsPerInsert)
 		flush := func() error {
 			if len(rows) == 0 {
 				return nil
 			}
 			var err error
-			if len(rows) == 5*rowsPerInsert {
+			if len(rows) == viewColumns*rowsPerInsert {
 				_, err = tx.StmtContext(ctx, insertViews).ExecContext(ctx, rows...)
 			} else {
-				_, err = tx.ExecContext(ctx, insertViewsSQL(len(rows)/5), rows...)
+				_, err = tx.ExecContext(ctx, insertViewsSQL(len(rows)/viewColumns), rows...)
 			}
 			rows = rows[:0]
 			return err
@@ -220,9 +249,15 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 			if pathID == 0 || v.VisitorID <= 0 {
 				return fmt.Errorf("no dictionary id for path %q or no visitor id", v.Path)
 			}
-			rows = append(rows, siteID, v.At, pathID, v.VisitorID, v.Class)
+			var agentID int64
+			if v.Agent != (ViewAgent{}) {
+				if agentID, ok = dict.agents[v.Agent]; !ok {
+					agentID = newAgents[v.Agent]
+				}
+			}
+			rows = append(rows, siteID, v.At, pathID, v.VisitorID, v.Class, agentID)
 			stored++
-			if len(rows) == 5*rowsPerInsert {
+			if len(rows) == viewColumns*rowsPerInsert {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -257,14 +292,20 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 	for p, id := range newPaths {
 		dict.paths[p] = id
 	}
+	for a, id := range newAgents {
+		dict.agents[a] = id
+	}
 	dict.mu.Unlock()
 	return stored, false, nil
 }
 
+// viewColumns is how many values insertViewsSQL takes per view.
+const viewColumns = 6
+
 // insertViewsSQL stores n views.
 func insertViewsSQL(n int) string {
-	return `/* DB.InsertPageViews */ INSERT INTO analytics_views (site_id, at, path_id, visitor_id, class) VALUES ` +
-		placeholders(n, "(?, ?, ?, ?, ?)")
+	return `/* DB.InsertPageViews */ INSERT INTO analytics_views (site_id, at, path_id, visitor_id, class, agent_id) VALUES ` +
+		placeholders(n, "(?, ?, ?, ?, ?, ?)")
 }
 
 // prepareInsertViews returns the full-size views INSERT, preparing it on
@@ -543,4 +584,46 @@ func (d *DB) AnalyticsSiteIDs(ctx context.Context) (map[string]int64, error) {
 		return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
 	}
 	return sites, nil
+}
+
+// AgentCount is one agent's views in a range (AnalyticsAgentCounts).
+type AgentCount struct {
+	Agent    ViewAgent
+	Class    uint8
+	Views    int
+	Visitors int // distinct visitor ids among its views
+}
+
+// AnalyticsAgentCounts counts a site's views at from <= at < to by agent
+// and class, and the distinct visitors among them: every named agent's
+// views (a view no agent is named for is left out). A path other than ""
+// narrows the count to that page's views.
+func (d *DB) AnalyticsAgentCounts(ctx context.Context, siteID, from, to int64, path string) ([]AgentCount, error) {
+	q := `/* DB.AnalyticsAgentCounts */
+		SELECT a.name, a.operator, v.class, count(*), count(DISTINCT v.visitor_id)
+		FROM analytics_views v JOIN analytics_agents a ON a.id = v.agent_id
+		WHERE v.site_id = ? AND v.agent_id != 0 AND v.at >= ? AND v.at < ?`
+	args := []any{siteID, from, to}
+	if path != "" {
+		q += ` AND v.path_id = (SELECT id FROM analytics_paths WHERE site_id = ? AND path = ?)`
+		args = append(args, siteID, path)
+	}
+	q += ` GROUP BY v.agent_id, v.class`
+	rows, err := d.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to count views by agent: %w", err)
+	}
+	defer rows.Close()
+	var out []AgentCount
+	for rows.Next() {
+		var c AgentCount
+		if err := rows.Scan(&c.Agent.Name, &c.Agent.Operator, &c.Class, &c.Views, &c.Visitors); err != nil {
+			return nil, fmt.Errorf("db: unable to count views by agent: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: unable to count views by agent: %w", err)
+	}
+	return out, nil
 }
