@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -108,6 +109,12 @@ func (a *app) jobsConfig() jobs.Config {
 	return jobs.Config{JobTimeout: a.cfg.JobTimeout, DefaultModel: a.cfg.Model, AllowPrivateWebhooks: a.cfg.WebhookAllowPrivate, Hosts: h}
 }
 
+// classifier is the traffic classifier of the lists embedded in the
+// binary, built once a process: it is the same for every assemble (the
+// tests and their in-process commands assemble hundreds), and building it
+// takes a quarter of a second of CPU. It is safe for concurrent use.
+var classifier = sync.OnceValues(analytics.NewClassifier)
+
 // assemble builds the services over a.db and, when there is one, a.rdb.
 // It is the one place they are built, for serve, worker, the CLI and tests.
 func (a *app) assemble(jcfg jobs.Config) error {
@@ -116,7 +123,7 @@ func (a *app) assemble(jcfg jobs.Config) error {
 	a.accounts = accounts.New(a.db, a.cfg.Signup, a.invitations)
 	a.projects = projects.NewService(a.db, a.projectValidator())
 	a.adminProjects = projects.NewService(a.db, a.adminProjectValidator())
-	cls, err := analytics.NewClassifier()
+	cls, err := classifier()
 	if err != nil {
 		return fmt.Errorf("analytics: unable to build the traffic classifier: %w", err)
 	}
