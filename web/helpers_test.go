@@ -416,6 +416,12 @@ func freeAddr(t testing.TB) string {
 // wait in the listener's queue until it answers them.
 var serving = regexp.MustCompile(`folio serving`)
 
+// stopWithin is how long startServe's serve may take to stop: its grace
+// for requests (30 s), then its worker's. Against a Redis that never
+// answers, Asynq's shutdown waits out each of its calls (about 25 s), and
+// longer on a machine busy with the tests that run beside it.
+const stopWithin = 90 * time.Second
+
 // startServe runs "folio serve" in-process until the test ends and waits
 // until it answers; the returned function stops it and gives its result.
 func startServe(t *testing.T, te testEnv) (base string, stop func() int) {
@@ -450,8 +456,8 @@ func startServe(t *testing.T, te testEnv) (base string, stop func() int) {
 		select {
 		case code := <-done:
 			return code
-		case <-time.After(40 * time.Second):
-			t.Fatal("serve did not stop")
+		case <-time.After(stopWithin):
+			t.Fatalf("serve did not stop within %s", stopWithin)
 			return -1
 		}
 	}
