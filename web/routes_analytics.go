@@ -17,6 +17,7 @@ func (a *app) analyticsRoutes(r *mux.Router) {
 	svc := a.analytics
 	r.Handle(at+"/visitors", api.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(at+"/views", api.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(at+"/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet, http.MethodHead)
 }
 
 // ingestRoutes mounts the doors that take traffic in, which an ingest key

@@ -53,6 +53,7 @@ func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 	keyed.Use(httpx.LimitBody, api.RequireAPIKey(keys))
 	keyed.Handle("/visitors", api.AnalyticsVisitors(svc)).Methods(http.MethodGet)
 	keyed.Handle("/views", api.AnalyticsViews(svc)).Methods(http.MethodGet)
+	keyed.Handle("/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet)
 	keyed.Handle("/events", api.AnalyticsEvents(svc)).Methods(http.MethodPost)
 	r.Handle("/js/folio.js", api.TrackerScript([]byte("//js"))).Methods(http.MethodGet)
 	r.Handle("/api/event", api.TrackerEvent(svc, api.TrackerLimits{PerSecond: 0.001, Burst: 5})).Methods(http.MethodPost, http.MethodOptions)
@@ -251,5 +252,46 @@ func TestAnalyticsEventsIdempotencyKey(t *testing.T) {
 	_, out = s.api(t, "GET", "/views", "")
 	if got := out["totals"].(map[string]any)["human"]; got != float64(4) {
 		t.Fatalf("stored %v human views, want 4 (two batches of two, the retry stored once)", got)
+	}
+}
+
+// The agents export through HTTP: a row per agent with its operator and
+// class, the order of the contract, path narrowing to one page, and the
+// exports' parameter rules.
+func TestAnalyticsAgentsExport(t *testing.T) {
+	s := newAnalyticsServer(t, "")
+	const claude = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)"
+	events := []string{
+		event("/docs/a", "2026-02-01T10:00:00Z", firefox, "192.0.2.1"),
+		event("/docs/a", "2026-02-01T11:00:00Z", claude, "192.0.2.2"),
+		event("/docs/b", "2026-02-01T11:30:00Z", claude, "192.0.2.2"),
+		event("/docs/b", "2026-02-01T11:40:00Z", claude, "192.0.2.5"),
+		event("/docs/a", "2026-02-01T12:00:00Z", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "192.0.2.3"),
+		event("/docs/a.md", "2026-02-01T13:00:00Z", "curl/8.4.0", "192.0.2.4"),
+		event("/docs/b", "2026-02-02T13:00:00Z", claude, "192.0.2.6"),
+	}
+	if code, out := s.api(t, "POST", "/events", eventsBody(events...)); code != 200 || out["accepted"] != float64(len(events)) {
+		t.Fatalf("events: %d %v", code, out)
+	}
+	for _, tc := range []struct{ query, want string }{
+		{"?dateFrom=2026-02-01&dateTo=2026-02-02",
+			`map[agents:[map[class:ai name:Claude-User operator:Anthropic views:3 visitors:2] map[class:bots name:Googlebot operator:Google views:1 visitors:1] map[class:ai name:Markdown reader operator:<nil> views:1 visitors:1]] hasMore:false]`},
+		{"?dateFrom=2026-02-01&dateTo=2026-02-02&limit=1&offset=1",
+			`map[agents:[map[class:bots name:Googlebot operator:Google views:1 visitors:1]] hasMore:true]`},
+		{"?path=/docs/b",
+			`map[agents:[map[class:ai name:Claude-User operator:Anthropic views:3 visitors:3]] hasMore:false]`},
+		{"?dateFrom=2026-02-01T11:15:00Z&dateTo=2026-02-01T12:00:00Z",
+			`map[agents:[map[class:ai name:Claude-User operator:Anthropic views:2 visitors:2]] hasMore:false]`},
+		{"?dateFrom=2027-01-01", `map[agents:[] hasMore:false]`},
+	} {
+		code, out := s.api(t, "GET", "/agents"+tc.query, "")
+		if code != 200 || fmt.Sprint(out) != tc.want {
+			t.Errorf("agents%s: %d %v, want 200 %s", tc.query, code, out, tc.want)
+		}
+	}
+	for _, q := range []string{"?datefrom=2026-02-01", "?limit=0", "?dateFrom=yesterday"} {
+		if code, _ := s.api(t, "GET", "/agents"+q, ""); code != 400 {
+			t.Errorf("agents%s: %d, want 400", q, code)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
@@ -39,6 +40,8 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	visitors["parameters"] = rangeParams
 	views := operation("getPageViews", "Page views, site-wide and per page, split human, ai, aiSearch, aiTraining, bots; total is human + ai (as Mintlify's export defines it), the crawler classes are beside it, not in it."+unknown, 200, ref("ViewsExport"), errs...)
 	views["parameters"] = rangeParams
+	agents := operation("getAgents", "Who reads the docs besides people: per agent or crawler named for a view in the range (every class but human; a Markdown read by an unnamed client is \"Markdown reader\" with a null operator), its views and exact distinct visitors, by visitors then views descending, then name."+unknown, 200, ref("AgentsExport"), errs...)
+	agents["parameters"] = append(slices.Clone(rangeParams), queryParam("path", "One page only (exact match).", str))
 	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing. With an Idempotency-Key, a batch retried after a lost answer is stored once.", 200,
 		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	events["parameters"] = []any{project, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
@@ -91,6 +94,7 @@ func AnalyticsOpenAPI() OpenAPIPart {
 			"/js/folio.js":                                {"get": script},
 			"/v1/analytics/{projectId}/visitors":          {"get": visitors},
 			"/v1/analytics/{projectId}/views":             {"get": views},
+			"/v1/analytics/{projectId}/agents":            {"get": agents},
 			"/v1/analytics/{projectId}/events":            {"post": events},
 			"/v1/analytics/{projectId}/drains/vercel":     {"post": vercel},
 			"/v1/analytics/{projectId}/drains/netlify":    {"post": netlify},
@@ -105,6 +109,15 @@ func AnalyticsOpenAPI() OpenAPIPart {
 			"ViewsExport": object([]any{"totals", "views", "hasMore"}, map[string]any{
 				"totals":  object([]any{"human", "ai", "aiSearch", "aiTraining", "bots", "total"}, viewCounts),
 				"views":   map[string]any{"type": "array", "items": object([]any{"path", "human", "ai", "aiSearch", "aiTraining", "bots", "total"}, withPath(viewCounts))},
+				"hasMore": map[string]any{"type": "boolean"},
+			}),
+			"AgentsExport": object([]any{"agents", "hasMore"}, map[string]any{
+				"agents": map[string]any{"type": "array", "items": object([]any{"name", "operator", "class", "views", "visitors"}, map[string]any{
+					"name":     str,
+					"operator": map[string]any{"type": []any{"string", "null"}, "description": "Who runs it (OpenAI, Anthropic, Google…); null when unknown."},
+					"class":    map[string]any{"type": "string", "enum": []any{"ai", "aiSearch", "aiTraining", "bots"}},
+					"views":    integer, "visitors": integer,
+				})},
 				"hasMore": map[string]any{"type": "boolean"},
 			}),
 			"EventBatch": object([]any{"events"}, map[string]any{

@@ -1,0 +1,73 @@
+package analytics
+
+import (
+	"cmp"
+	"context"
+	"strings"
+)
+
+// AgentRow is one agent's line of the agents export (CONTRACT §3): its
+// views and exact distinct visitors in the range. Operator is null when
+// unknown.
+type AgentRow struct {
+	Name     string  `json:"name"`
+	Operator *string `json:"operator"`
+	Class    string  `json:"class"`
+	Views    int     `json:"views"`
+	Visitors int     `json:"visitors"`
+}
+
+// Agents is the agents export.
+type Agents struct {
+	Agents  []AgentRow `json:"agents"`
+	HasMore bool       `json:"hasMore"`
+}
+
+// Agents counts, per agent or crawler named for a view (every class but
+// human; "Markdown reader" for a Markdown read by an unnamed client), its
+// views and distinct visitors in the range, narrowed to one page by path
+// when it is not "". Rows are by visitors, then views, descending, then by
+// name. It is counted in SQL over the stored views: the index does not
+// carry agents yet.
+func (s *Service) Agents(ctx context.Context, projectID string, q Query, path string) (Agents, error) {
+	out := Agents{Agents: []AgentRow{}}
+	st, err := s.site(ctx, projectID, false)
+	if err != nil || st == nil {
+		return out, err
+	}
+	from, to := q.bounds()
+	counts, err := s.db.AnalyticsAgentCounts(ctx, st.id, from, to, path)
+	if err != nil {
+		return out, err
+	}
+	rows := make([]AgentRow, 0, len(counts))
+	for _, c := range counts {
+		r := AgentRow{Name: c.Agent.Name, Class: Class(c.Class).String(), Views: c.Views, Visitors: c.Visitors}
+		if c.Agent.Operator != "" {
+			op := c.Agent.Operator
+			r.Operator = &op
+		}
+		rows = append(rows, r)
+	}
+	out.Agents, out.HasMore = page(rows, q, compareAgentRows)
+	return out, nil
+}
+
+// compareAgentRows is the export's order: visitors, then views,
+// descending, then name, operator and class.
+func compareAgentRows(a, b AgentRow) int {
+	if a.Visitors != b.Visitors {
+		return b.Visitors - a.Visitors
+	}
+	if a.Views != b.Views {
+		return b.Views - a.Views
+	}
+	var ao, bo string
+	if a.Operator != nil {
+		ao = *a.Operator
+	}
+	if b.Operator != nil {
+		bo = *b.Operator
+	}
+	return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(ao, bo), strings.Compare(a.Class, b.Class))
+}

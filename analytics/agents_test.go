@@ -1,0 +1,149 @@
+package analytics
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/db"
+)
+
+// The agents export agrees with a brute-force count over generated traffic
+// (several AI agents, crawlers, bots, Markdown reads): each stored view's
+// agent is what the classifier names for the event that made it, and the
+// export's views and distinct visitors per agent are counted from those,
+// on day, week and month ranges, instants inside a day and one page.
+func TestAgentsExportEqualsBruteForce(t *testing.T) {
+	s, d, project := newTestService(t)
+	ctx := context.Background()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := NewGenerator(GenConfig{Views: 12000, Paths: 60, Visitors: 1500, From: start, To: start.AddDate(0, 2, 0), Seed: 7})
+	var events []Event
+	for {
+		e, ok := g.Next()
+		if !ok {
+			break
+		}
+		events = append(events, e)
+	}
+	for i := 0; i < len(events); i += MaxBatch {
+		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
+			t.Fatalf("stored %d, %v", n, err)
+		}
+	}
+	site, err := d.AnalyticsSiteID(ctx, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[int64]string{}
+	if err := d.AnalyticsPaths(ctx, site, 0, func(id int64, p string) { paths[id] = p }); err != nil {
+		t.Fatal(err)
+	}
+	// Views are stored in the events' order: the i-th view is the i-th event's.
+	type view struct {
+		db.PageView
+		agent Agent
+		path  string
+	}
+	var views []view
+	if err := d.AnalyticsViews(ctx, site, 0, math.MaxInt64, func(v db.PageView) {
+		views = append(views, view{PageView: v, path: paths[v.PathID]})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(views) != len(events) {
+		t.Fatalf("%d views stored for %d events", len(views), len(events))
+	}
+	named := map[string]bool{}
+	for i, e := range events {
+		class, agent := s.cls.ClassifyAgent(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
+		if uint8(class) != views[i].Class || views[i].At != e.At.UnixMilli() {
+			t.Fatalf("view %d is not event %d's", views[i].ID, i)
+		}
+		views[i].agent = agent
+		named[agent.Name] = true
+	}
+	for _, want := range []string{"ChatGPT-User", "Claude-User", "GPTBot", "Markdown reader"} {
+		if !named[want] {
+			t.Fatalf("no view by %s in generated traffic (agents %v); the test would prove little", want, named)
+		}
+	}
+
+	brute := func(from, to int64, path string) []AgentRow {
+		type key struct {
+			a Agent
+			c uint8
+		}
+		views2 := map[key]int{}
+		visitors := map[key]map[int64]bool{}
+		for _, v := range views {
+			if v.agent == (Agent{}) || v.At < from || v.At >= to || path != "" && v.path != path {
+				continue
+			}
+			k := key{v.agent, v.Class}
+			views2[k]++
+			if visitors[k] == nil {
+				visitors[k] = map[int64]bool{}
+			}
+			visitors[k][v.VisitorID] = true
+		}
+		rows := []AgentRow{}
+		for k, n := range views2 {
+			r := AgentRow{Name: k.a.Name, Class: Class(k.c).String(), Views: n, Visitors: len(visitors[k])}
+			if k.a.Operator != "" {
+				op := k.a.Operator
+				r.Operator = &op
+			}
+			rows = append(rows, r)
+		}
+		slices.SortFunc(rows, compareAgentRows)
+		return rows
+	}
+	top := paths[views[0].PathID]
+	at := func(days int, d time.Duration) *time.Time { return ptr(start.AddDate(0, 0, days).Add(d)) }
+	for _, r := range []struct {
+		name     string
+		from, to *time.Time
+		path     string
+	}{
+		{"unbounded", nil, nil, ""},
+		{"one day", at(10, 0), at(11, 0), ""},
+		{"one week", at(14, 0), at(21, 0), ""},
+		{"one month", at(5, 0), ptr(start.AddDate(0, 1, 5)), ""},
+		{"instants inside a day", at(20, 3*time.Hour+17*time.Minute+250*time.Millisecond), at(20, 15*time.Hour+999*time.Millisecond), ""},
+		{"one page, one month", at(0, 0), ptr(start.AddDate(0, 1, 0)), top},
+		{"one page, one day", at(3, 0), at(4, 0), top},
+		{"unknown page", nil, nil, "/no/such/page"},
+		{"empty", ptr(start.AddDate(1, 0, 0)), nil, ""},
+	} {
+		q := Query{From: r.from, To: r.to}
+		from, to := q.bounds()
+		want := brute(from, to, r.path)
+		if r.name == "unbounded" && len(want) < 5 {
+			t.Fatalf("only %d agents in generated traffic", len(want))
+		}
+		for _, limit := range []int{1, 3, MaxLimit} {
+			q.Limit, q.Offset = limit, 0
+			got := []AgentRow{}
+			for {
+				a, err := s.Agents(ctx, project, q, r.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, a.Agents...)
+				if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
+					t.Fatalf("%s limit %d offset %d: hasMore %v, want %v", r.name, limit, q.Offset, a.HasMore, wantMore)
+				}
+				if !a.HasMore {
+					break
+				}
+				q.Offset += limit
+			}
+			if !slices.EqualFunc(got, want, func(a, b AgentRow) bool { return compareAgentRows(a, b) == 0 && a.Views == b.Views }) {
+				t.Fatalf("%s limit %d: %+v, brute force %+v", r.name, limit, got, want)
+			}
+		}
+	}
+}
