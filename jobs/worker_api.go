@@ -40,7 +40,7 @@ var ErrWorkerToken = errors.New("serve refused the worker token")
 
 // ErrWorkerAPIVersion means serve and the worker speak different versions
 // of the worker API: they are of releases too far apart.
-var ErrWorkerAPIVersion = errors.New("serve speaks another version of the worker API")
+var ErrWorkerAPIVersion = errors.New("worker API versions differ")
 
 // WorkerAPIVersionError is the refusal of a call in a version serve does
 // not speak.

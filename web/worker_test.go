@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,19 @@ func TestWorkerWithUnreachableServerRefusesToStart(t *testing.T) {
 	if strings.Contains(errs, te["FOLIO_WORKER_TOKEN"]) {
 		t.Fatal("the token was printed")
 	}
+}
+
+func TestWorkerOfAnotherReleaseRefusesToStart(t *testing.T) {
+	t.Parallel()
+	serve := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"baseUrl":"http://folio.test","workerApi":2}`)
+	}))
+	defer serve.Close()
+	te := newTestEnv(t)
+	te["FOLIO_SERVER_URL"] = serve.URL
+	te["FOLIO_WORKER_TOKEN"] = strings.Repeat("t", 40)
+	code, _, errs := te.folio(t, "", "worker")
+	oneLine(t, code, errs, "is of another Folio release: worker API versions differ: serve speaks version 2, this worker 1; run the same release on serve and its workers")
 }
 
 func TestWorkerWithServerURLNeedsAToken(t *testing.T) {
