@@ -35,6 +35,7 @@ var apiAnswers = map[string]reflect.Type{
 	"GET /v2/agent/{projectId}/job/{id}/messages 200":      reflect.TypeFor[api.MessageList](),
 	"GET /v1/analytics/{projectId}/visitors 200":           reflect.TypeFor[analytics.Visitors](),
 	"GET /v1/analytics/{projectId}/views 200":              reflect.TypeFor[analytics.Views](),
+	"GET /v1/analytics/{projectId}/agents 200":             reflect.TypeFor[analytics.Agents](),
 	"POST /v1/analytics/{projectId}/events 200":            reflect.TypeFor[api.EventsAccepted](),
 	"POST /v1/analytics/{projectId}/drains/vercel 200":     reflect.TypeFor[api.DrainAccepted](),
 	"POST /v1/analytics/{projectId}/drains/netlify 200":    reflect.TypeFor[api.DrainAccepted](),
