@@ -72,9 +72,35 @@ type ProjectsView struct {
 	Form     ProjectForm
 }
 
+// DrainsView is the drains card of a project's settings: where each
+// hosting platform posts its request logs, whether the drain secret is
+// set, and a secret Folio just made (shown this once).
+type DrainsView struct {
+	URLs         []DrainURL
+	SecretSet    bool
+	NewSecret    string
+	VercelVerify string
+	Errors       FormErrors
+}
+
+// replaceSecret is the confirmation a new drain secret asks for when it
+// replaces one (none otherwise).
+func replaceSecret(set bool) string {
+	if set {
+		return "Replace the drain secret? Deliveries signed with the current one are refused from now on."
+	}
+	return ""
+}
+
+// DrainURL is one platform's drain URL.
+type DrainURL struct {
+	Provider, Name, URL string
+}
+
 // SettingsView is a project's settings page.
 type SettingsView struct {
 	Form        ProjectForm
+	Drains      DrainsView
 	Members     []model.Member
 	MemberEmail string
 	MemberError string

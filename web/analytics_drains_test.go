@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -394,5 +395,91 @@ func TestVercelDrainSetUpFromTheCLI(t *testing.T) {
 	}
 	if res, a := post(body, signVercel("vercel-made-secret", body)); res.StatusCode != 200 || a.Duplicates != 2 {
 		t.Fatalf("the same delivery signed with the new secret: %d %+v, want 200, stored before", res.StatusCode, a)
+	}
+}
+
+// TestDrainSettingsOnTheDashboard sets a project up for drains in the
+// browser's forms: the drain URLs, an ingest key, a drain secret made by
+// Folio and shown once, one brought from Vercel, the verification code,
+// and the secret removed.
+func TestDrainSettingsOnTheDashboard(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	owner := s.addUser(t, "owner@example.com")
+	p := s.createProject(t, owner)
+	c := s.client(t)
+	if res := s.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: got %d", res.StatusCode)
+	}
+	settings := "/projects/" + p.ID
+	_, page := s.get(t, c, settings)
+	for _, provider := range analytics.DrainProviders {
+		if url := "http://folio.test/v1/analytics/" + p.ID + "/drains/" + provider; !strings.Contains(page, ">"+url+"<") {
+			t.Errorf("the settings page does not show the %s drain URL %s", provider, url)
+		}
+	}
+	if !strings.Contains(page, "No drain secret") {
+		t.Error("the settings page does not say no drain secret is set")
+	}
+
+	// The key a platform holds: ingest scope, from the keys page.
+	res, page := s.postPage(t, c, "/projects/"+p.ID+"/keys", url.Values{"name": {"vercel"}, "scope": {"ingest"}, "expiry": {"never"}})
+	key := between(page, `<code id="new-key">`, "</code>")
+	if res.StatusCode != http.StatusCreated || key == "" {
+		t.Fatalf("ingest key: %d, key %q", res.StatusCode, key)
+	}
+	post := func(body []byte, secret string) (*http.Response, drainAnswer) {
+		ds := drainServer{testServer: &testServer{Server: s.Server, t: t, project: p}, ingest: key}
+		return ds.post("vercel", key, body, "x-vercel-signature", signVercel(secret, body))
+	}
+	body := vercelBatch(time.Now().Add(-time.Minute), "/docs/dashboard")
+
+	// A secret Folio makes is shown once, and signs.
+	res, page = s.postPage(t, c, "/projects/"+p.ID+"/drains", url.Values{"action": {"new"}})
+	secret := between(page, `<code id="new-drain-secret">`, "</code>")
+	if res.StatusCode != http.StatusOK || len(secret) != 40 {
+		t.Fatalf("new drain secret: %d, secret %q", res.StatusCode, secret)
+	}
+	if _, page := s.get(t, c, settings); strings.Contains(page, secret) || !strings.Contains(page, "A drain secret is set.") {
+		t.Fatal("the settings page shows the drain secret again, or does not say one is set")
+	}
+	if res, a := post(body, secret); res.StatusCode != 200 || a.Accepted != 2 {
+		t.Fatalf("a delivery signed with the dashboard's secret: %d %+v", res.StatusCode, a)
+	}
+
+	// A refused secret changes nothing.
+	res, page = s.postPage(t, c, "/projects/"+p.ID+"/drains", url.Values{"action": {"save"}, "drain_secret": {"short"}, "vercel_verify": {"code-1"}})
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(page, "A drain secret is 8 to 256") {
+		t.Fatalf("a short secret: %d, want 422 with the rule", res.StatusCode)
+	}
+	if res, _ := post(body, secret); res.StatusCode != 200 {
+		t.Fatalf("after a refused secret, the secret in place: %d", res.StatusCode)
+	}
+
+	// Vercel's own secret and its verification code.
+	res = s.post(t, c, "/projects/"+p.ID+"/drains", url.Values{"action": {"save"}, "drain_secret": {"vercel-made-secret"}, "vercel_verify": {"code-1"}}, s.sameOrigin())
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("save: %d, want 303", res.StatusCode)
+	}
+	res, _ = post(nil, "")
+	if res.Header.Get("x-vercel-verify") != "code-1" {
+		t.Errorf("x-vercel-verify %q, want the code saved", res.Header.Get("x-vercel-verify"))
+	}
+	if res, _ := post(body, secret); res.StatusCode != 401 {
+		t.Errorf("signed with the replaced secret: %d, want 401", res.StatusCode)
+	}
+	if res, a := post(body, "vercel-made-secret"); res.StatusCode != 200 || a.Duplicates != 2 {
+		t.Errorf("signed with Vercel's secret: %d %+v, want 200, stored before", res.StatusCode, a)
+	}
+	if _, page := s.get(t, c, settings); !strings.Contains(page, `value="code-1"`) {
+		t.Error("the settings page does not show the verification code")
+	}
+
+	// Removed: Vercel deliveries are refused until another is set.
+	if res := s.post(t, c, "/projects/"+p.ID+"/drains", url.Values{"action": {"remove"}}, s.sameOrigin()); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove: %d, want 303", res.StatusCode)
+	}
+	if res, a := post(body, "vercel-made-secret"); res.StatusCode != 401 || !strings.Contains(a.Error, "no drain secret") {
+		t.Errorf("after removing the secret: %d %+v, want 401", res.StatusCode, a)
 	}
 }

@@ -84,6 +84,8 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 		{"/projects", url.Values{"name": {"Evil"}, "repository": {"evil/docs"}, "ref": {"main"}}},
 		{"/projects/" + p.ID, url.Values{"name": {"Evil"}, "repository": {"evil/docs"}, "ref": {"main"}, "webhook_url": {"https://evil.example/hook"}, "webhook_secret": {"s"}}},
 		{"/projects/" + p.ID + "/members", url.Values{"email": {"teammate@example.com"}}},
+		{"/projects/" + p.ID + "/drains", url.Values{"action": {"save"}, "drain_secret": {"attacker-knows-it"}, "vercel_verify": {"evil"}}},
+		{"/projects/" + p.ID + "/drains", url.Values{"action": {"remove"}}},
 		{"/projects/" + p.ID + "/keys", url.Values{"name": {"stolen"}, "scope": {"write"}, "expiry": {"never"}}},
 		{"/projects/" + p.ID + "/keys/" + key.ID + "/revoke", nil},
 		{"/projects/" + p.ID + "/jobs", url.Values{"prompt": {"Delete every page."}}},
@@ -128,6 +130,9 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 	}
 	if invs, _ := s.app.db.InvitationsForProject(ctx, p.ID); len(invs) != 1 || invs[0].State(time.Now()) != model.InvitationPending {
 		t.Errorf("cross-site posts changed the invitations: %+v", invs)
+	}
+	if d, _ := s.app.db.DrainSettings(ctx, p.ID); d.Secret != "" || d.VercelVerify != "" {
+		t.Errorf("cross-site posts changed the drain settings: %+v", d)
 	}
 	if _, err := s.app.db.UserByEmail(ctx, "mallory@example.com"); err == nil {
 		t.Error("a cross-site post signed up a user")

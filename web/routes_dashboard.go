@@ -46,7 +46,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Attempts: httpx.NewSignInLimiter(signInFailures, signInWindow),
 		Accounts: a.accounts, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
-		Projects: a.adminProjects, Invites: a.invitations,
+		Projects: a.adminProjects, Invites: a.invitations, Drains: a.analytics,
 		EventKeepAlive: a.cfg.EventKeepAlive,
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
@@ -75,6 +75,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 	admin.HandleFunc("/projects/{id}", d.ProjectSettings).Methods(get...)
 	admin.HandleFunc("/projects/{id}", d.ProjectUpdate).Methods(http.MethodPost)
 	admin.HandleFunc("/projects/{id}/members", d.MemberAdd).Methods(http.MethodPost)
+	admin.HandleFunc("/projects/{id}/drains", d.DrainUpdate).Methods(http.MethodPost)
 	admin.HandleFunc("/projects/{id}/keys", d.Keys).Methods(get...)
 	admin.HandleFunc("/projects/{id}/keys", d.KeyCreate).Methods(http.MethodPost)
 	admin.HandleFunc("/projects/{id}/keys/{keyId}/revoke", d.KeyRevoke).Methods(http.MethodPost)

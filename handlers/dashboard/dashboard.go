@@ -82,6 +82,7 @@ type Dashboard struct {
 	// addressAttempts caps failed sign-ins per IP address across emails.
 	addressAttempts *httpx.SignInLimiter
 	invites         InvitationService
+	drains          DrainSettings
 	eventKeepAlive  time.Duration // of the job pages' event streams
 }
 
@@ -99,6 +100,7 @@ type Config struct {
 	BaseURL      string // FOLIO_BASE_URL, for the snippets pages hand out
 	Projects     ProjectService
 	Invites      InvitationService
+	Drains       DrainSettings
 	// EventKeepAlive is how often a job page's event stream says it is
 	// alive (DefaultKeepAlive if zero).
 	EventKeepAlive time.Duration
@@ -108,7 +110,7 @@ type Config struct {
 func New(c Config) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
 		accounts: c.Accounts, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
-		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, projects: c.Projects, eventKeepAlive: c.EventKeepAlive}
+		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, projects: c.Projects, drains: c.Drains, eventKeepAlive: c.EventKeepAlive}
 	if d.eventKeepAlive <= 0 {
 		d.eventKeepAlive = httpx.DefaultKeepAlive
 	}

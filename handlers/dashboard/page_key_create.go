@@ -24,7 +24,7 @@ func (d *Dashboard) KeyCreate(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, model.ErrKeyName):
 		f.Errors = model.Invalid("name", auth.KeyNameRule)
 	case errors.Is(err, model.ErrKeyOptions):
-		f.Errors = model.Invalid("", "Choose a scope (read or write) and an expiry from the lists.")
+		f.Errors = model.Invalid("", "Choose a scope (read, ingest or write) and an expiry from the lists.")
 	}
 	if f.Errors != nil {
 		d.renderKeys(w, r, http.StatusUnprocessableEntity, p, components.KeysView{Form: f})

@@ -28,6 +28,10 @@ func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, statu
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
 	}
+	if v.Drains, err = d.drainsView(r.Context(), p.ID, v.Drains); err != nil {
+		d.pageError(w, r, http.StatusInternalServerError, err)
+		return
+	}
 	if v.Invites, err = d.invitesView(r, p.ID, v.Invites); err != nil {
 		d.pageError(w, r, http.StatusInternalServerError, err)
 		return
