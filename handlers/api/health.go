@@ -19,21 +19,34 @@ func Healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 // Readyz answers 200 when every named dependency answers a ping, else 503
-// with the name of each one that did not.
+// with the name of each one that did not. Each is pinged at once with a
+// timeout of its own, so a dependency slow to refuse (Redis retrying its
+// dial) cannot spend another's time and have it reported down.
 func Readyz(deps map[string]Pinger) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
+		type result struct {
+			name string
+			err  error
+		}
+		results := make(chan result, len(deps))
+		for name, p := range deps {
+			go func() {
+				ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+				defer cancel()
+				results <- result{name, p.Ping(ctx)}
+			}()
+		}
 		checks := map[string]string{}
 		status := http.StatusOK
-		for name, p := range deps {
-			if err := p.Ping(ctx); err != nil {
-				httpx.Logger(ctx).Warn("readiness check failed", "dependency", name, "err", err)
-				checks[name] = "unavailable"
+		for range deps {
+			res := <-results
+			if res.err != nil {
+				httpx.Logger(r.Context()).Warn("readiness check failed", "dependency", res.name, "err", res.err)
+				checks[res.name] = "unavailable"
 				status = http.StatusServiceUnavailable
 				continue
 			}
-			checks[name] = "ok"
+			checks[res.name] = "ok"
 		}
 		if status != http.StatusOK {
 			httpx.WriteJSON(w, status, NotReady{Checks: checks, Code: httpx.CodeUnavailable, Error: "Folio is not ready: a dependency is unavailable."})
