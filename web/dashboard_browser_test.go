@@ -27,10 +27,11 @@ import (
 // (apt-get install -y chromium).
 const chromiumPath = "/usr/bin/chromium"
 
-// browsers holds a place for each Chromium running: the browser tests
-// run in parallel with the others, but Chromium is heavy on the CPU, and
-// their steps have time limits.
-var browsers = make(chan struct{}, 2)
+// browsers holds the place of the one Chromium running: the browser tests
+// run in parallel with the others, but Chromium is heavy on the CPU and
+// their steps have time limits (two at once, beside the rest of the
+// package under -race, missed the 15 s a step on a loaded 2-core machine).
+var browsers = make(chan struct{}, 1)
 
 // newBrowser starts headless Chromium with a fresh profile and returns a
 // tab's context. Dialogs (the revoke confirmation) are accepted.
