@@ -251,6 +251,26 @@ func compileLeaf(flags, p string) (leaf, error) {
 	return l, nil
 }
 
+// classEnd is the index of the "]" that closes the character class opening
+// at p[i], or len(p) (or more) when none does. A "]" first in the class, or
+// after "^", is a member, not its end.
+func classEnd(p string, i int) int {
+	j := i + 1
+	if j < len(p) && p[j] == '^' {
+		j++
+	}
+	if j < len(p) && p[j] == ']' {
+		j++
+	}
+	for j < len(p) && p[j] != ']' {
+		if p[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return j
+}
+
 // topItems splits a pattern into its top-level items: atoms with their
 // quantifiers, and "|".
 func topItems(p string) ([]string, error) {
@@ -265,19 +285,7 @@ func topItems(p string) ([]string, error) {
 		case '\\':
 			i += 2
 		case '[':
-			j := i + 1
-			if j < len(p) && p[j] == '^' {
-				j++
-			}
-			if j < len(p) && p[j] == ']' {
-				j++
-			}
-			for j < len(p) && p[j] != ']' {
-				if p[j] == '\\' {
-					j++
-				}
-				j++
-			}
+			j := classEnd(p, i)
 			if j >= len(p) {
 				return nil, fmt.Errorf("unclosed [")
 			}
@@ -290,20 +298,7 @@ func topItems(p string) ([]string, error) {
 				case '\\':
 					j++
 				case '[':
-					k := j + 1
-					if k < len(p) && p[k] == '^' {
-						k++
-					}
-					if k < len(p) && p[k] == ']' {
-						k++
-					}
-					for k < len(p) && p[k] != ']' {
-						if p[k] == '\\' {
-							k++
-						}
-						k++
-					}
-					j = k
+					j = classEnd(p, j)
 				case '(':
 					depth++
 				case ')':
