@@ -2,6 +2,10 @@ package api_test
 
 import (
 	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -173,6 +177,96 @@ func BenchmarkEventsAPIVisitors(b *testing.B) {
 			}
 			b.ReportMetric(float64(stored.Load())/posting.Seconds(), "views/s")
 			b.ReportMetric(float64(cpu.Microseconds())/float64(stored.Load()), "cpu-µs/view")
+		})
+	}
+}
+
+// BenchmarkVercelDrain posts generated traffic to POST
+// /v1/analytics/{id}/drains/vercel as Vercel delivers it: JSON arrays of
+// request entries (static pages, proxy.userAgent an array), each signed
+// with the drain secret (x-vercel-signature), from two clients over real
+// HTTP, and reports page views stored a second. Vercel's batches are a
+// few MB: 1,000 entries are 0.5 MB, 5,000 are 2.6 MB (the drain takes 8 MiB).
+func BenchmarkVercelDrain(b *testing.B) {
+	for _, size := range []int{1000, 5000} {
+		b.Run(fmt.Sprintf("entries=%d", size), func(b *testing.B) {
+			s := newAnalyticsServer(b, "")
+			const secret = "bench-drain-secret"
+			if err := s.db.SetDrainSecret(context.Background(), s.project, secret); err != nil {
+				b.Fatal(err)
+			}
+			batches := 200_000 / size
+			g := analytics.NewGenerator(analytics.GenConfig{Views: 1 << 30, Paths: 5000, Visitors: 100_000,
+				From: time.Now().AddDate(0, -1, 0), To: time.Now(), Seed: 7})
+			bodies, sigs := make([][]byte, batches), make([]string, batches)
+			id := 0
+			generate := func() {
+				for i := range bodies {
+					var buf bytes.Buffer
+					buf.WriteByte('[')
+					for j := range size {
+						e, _ := g.Next()
+						id++
+						if j > 0 {
+							buf.WriteString(",\n")
+						}
+						ua, _ := json.Marshal([]string{e.UserAgent})
+						fmt.Fprintf(&buf, `{"id":"%d","deploymentId":"dpl_bench","source":"static","host":"docs-bench.vercel.app","timestamp":%d,"projectId":"prj_bench","level":"info","proxy":{"timestamp":%d,"method":"GET","host":"docs.example.com","path":%q,"userAgent":%s,"referer":"https://www.google.com/","region":"fra1","statusCode":200,"clientIp":%q,"scheme":"https","vercelCache":"HIT"}}`,
+							id, e.At.UnixMilli(), e.At.UnixMilli(), e.Path, ua, e.IP)
+					}
+					buf.WriteByte(']')
+					bodies[i] = buf.Bytes()
+					m := hmac.New(sha1.New, []byte(secret))
+					m.Write(bodies[i])
+					sigs[i] = hex.EncodeToString(m.Sum(nil))
+				}
+			}
+			url := s.url + "/v1/analytics/" + s.project + "/drains/vercel"
+			var stored atomic.Int64
+			var posting, cpu time.Duration
+			var sent int64
+			for b.Loop() {
+				b.StopTimer()
+				generate()
+				for _, body := range bodies {
+					sent += int64(len(body))
+				}
+				b.StartTimer()
+				t0, c0 := time.Now(), processCPU()
+				var next atomic.Int64
+				var wg sync.WaitGroup
+				for range 2 {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for i := next.Add(1) - 1; i < int64(batches); i = next.Add(1) - 1 {
+							req, _ := http.NewRequest("POST", url, bytes.NewReader(bodies[i]))
+							req.Header.Set("Authorization", "Bearer "+s.key)
+							req.Header.Set("Content-Type", "application/json")
+							req.Header.Set("x-vercel-signature", sigs[i])
+							res, err := http.DefaultClient.Do(req)
+							if err != nil {
+								b.Error(err)
+								return
+							}
+							var out struct{ Accepted, Duplicates int64 }
+							json.NewDecoder(res.Body).Decode(&out)
+							res.Body.Close()
+							if res.StatusCode != http.StatusOK || out.Duplicates != 0 {
+								b.Errorf("status %d, %d duplicates", res.StatusCode, out.Duplicates)
+								return
+							}
+							stored.Add(out.Accepted)
+						}
+					}()
+				}
+				wg.Wait()
+				posting += time.Since(t0)
+				cpu += processCPU() - c0
+			}
+			b.ReportMetric(float64(stored.Load())/posting.Seconds(), "views/s")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(stored.Load()), "cpu-µs/view")
+			b.ReportMetric(float64(sent)/float64(stored.Load()), "bytes/view")
 		})
 	}
 }

@@ -55,6 +55,11 @@ func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 	keyed.Handle("/views", api.AnalyticsViews(svc)).Methods(http.MethodGet)
 	keyed.Handle("/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet)
 	keyed.Handle("/events", api.AnalyticsEvents(svc)).Methods(http.MethodPost)
+	drains := r.NewRoute().Subrouter() // capping their own bodies, as web/routes.go mounts them
+	drains.Use(api.RequireIngestKey(keys))
+	for _, provider := range analytics.DrainProviders {
+		drains.Handle("/v1/analytics/{projectId}/drains/"+provider, api.AnalyticsDrain(svc, provider)).Methods(http.MethodPost)
+	}
 	r.Handle("/js/folio.js", api.TrackerScript([]byte("//js"))).Methods(http.MethodGet)
 	r.Handle("/api/event", api.TrackerEvent(svc, api.TrackerLimits{PerSecond: 0.001, Burst: 5})).Methods(http.MethodPost, http.MethodOptions)
 	srv := httptest.NewServer(httpx.Observe(slog.New(slog.NewTextHandler(io.Discard, nil)))(r))
