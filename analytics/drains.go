@@ -237,6 +237,9 @@ func drainView(r LogRequest, now time.Time) (Event, string) {
 	case e.At.After(now.Add(maxFuture)):
 		return Event{}, SkipTime
 	}
+	if len(e.Referrer) > maxReferrerLen {
+		e.Referrer = "" // a referrer is no reason to lose the view
+	}
 	if _, problems := ParseEvents([]RawEvent{e.Raw()}, now); problems != nil {
 		return Event{}, SkipMalformed
 	}

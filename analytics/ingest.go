@@ -43,11 +43,14 @@ type RawEvent struct {
 	// Accept is the request's Accept header, when the host has it: it tells
 	// an agent asking for Markdown (additive to the contract's fields).
 	Accept string `json:"accept,omitempty"`
+	// Referrer is the page that linked to this one (CONTRACT §3): checked,
+	// not stored yet.
+	Referrer string `json:"referrer,omitempty"`
 }
 
 // Raw is the event as the events API takes it.
 func (e Event) Raw() RawEvent {
-	return RawEvent{Path: e.Path, Timestamp: e.At.UTC().Format(time.RFC3339Nano), UserAgent: e.UserAgent, IP: e.IP, VisitorID: e.VisitorID, Accept: e.Accept}
+	return RawEvent{Path: e.Path, Timestamp: e.At.UTC().Format(time.RFC3339Nano), UserAgent: e.UserAgent, IP: e.IP, VisitorID: e.VisitorID, Accept: e.Accept, Referrer: e.Referrer}
 }
 
 // Limits on an event's fields.
@@ -55,6 +58,7 @@ const (
 	maxPathLen      = 2048
 	maxUserAgentLen = 1024
 	maxVisitorIDLen = 256
+	maxReferrerLen  = 2048
 	maxFuture       = 5 * time.Minute
 )
 
@@ -108,7 +112,10 @@ func ParseEvents(raw []RawEvent, now time.Time) ([]Event, model.FieldErrors) {
 		if len(r.Accept) > maxUserAgentLen {
 			field("accept", "The accept header is longer than %d bytes.", maxUserAgentLen)
 		}
-		events[i] = Event{Path: path, At: at, UserAgent: r.UserAgent, IP: r.IP, VisitorID: r.VisitorID, Accept: r.Accept}
+		if len(r.Referrer) > maxReferrerLen || !utf8.ValidString(r.Referrer) {
+			field("referrer", "The referrer must be valid UTF-8 of at most %d bytes.", maxReferrerLen)
+		}
+		events[i] = Event{Path: path, At: at, UserAgent: r.UserAgent, IP: r.IP, VisitorID: r.VisitorID, Accept: r.Accept, Referrer: r.Referrer}
 	}
 	if problems != nil {
 		return nil, problems

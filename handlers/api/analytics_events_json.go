@@ -69,6 +69,8 @@ func fastEvents(data []byte) ([]analytics.RawEvent, bool) {
 					e.VisitorID = v
 				case "accept":
 					e.Accept = v
+				case "referrer":
+					e.Referrer = v
 				default:
 					return nil, false
 				}

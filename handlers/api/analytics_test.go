@@ -112,7 +112,8 @@ func TestAnalyticsEventsAndExport(t *testing.T) {
 		event("/docs/a", "2026-02-01T10:00:00Z", firefox, "192.0.2.1"),
 		event("/docs/a", "2026-02-01T11:00:00Z", "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)", "192.0.2.2"),
 		event("/docs/b?x=1", "2026-02-01T12:00:00.5+01:00", firefox, "2001:db8::1"),
-		event("/docs/a", "2026-02-01T12:00:00Z", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "192.0.2.3"),
+		// With the referrer the contract lets an event carry.
+		`{"path":"/docs/a","timestamp":"2026-02-01T12:00:00Z","userAgent":"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)","ip":"192.0.2.3","referrer":"https://www.google.com/"}`,
 	}
 	code, out := s.api(t, "POST", "/events", eventsBody(good...))
 	if code != 200 || out["accepted"] != float64(4) {
@@ -144,6 +145,8 @@ func TestAnalyticsEventsBadBatchStoresNothing(t *testing.T) {
 		{"bad ip", eventsBody(ok, event("/a", "2026-02-01T10:00:00Z", firefox, "999.1.1.1")), "events[1].ip"},
 		{"no ip nor visitor", eventsBody(event("/a", "2026-02-01T10:00:00Z", firefox, "")), "events[0].ip"},
 		{"no user agent", eventsBody(event("/a", "2026-02-01T10:00:00Z", "", "192.0.2.1")), "events[0].userAgent"},
+		{"referrer too long", eventsBody(ok, fmt.Sprintf(`{"path":"/a","timestamp":"2026-02-01T10:00:00Z","userAgent":%q,"ip":"192.0.2.1","referrer":%q}`,
+			firefox, "https://example.com/"+strings.Repeat("r", 2048))), "events[1].referrer"},
 		{"empty", `{"events":[]}`, "events"},
 		{"too many", eventsBody(strings.Split(strings.Repeat(ok+"\x00", 1001), "\x00")[:1001]...), "events"},
 		{"unknown field", `{"events":[{"path":"/a","when":"x"}]}`, "events[0].when"},

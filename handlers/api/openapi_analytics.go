@@ -128,6 +128,7 @@ func AnalyticsOpenAPI() OpenAPIPart {
 						"path": str, "timestamp": map[string]any{"type": "string", "format": "date-time"}, "userAgent": str, "ip": str,
 						"visitorId": map[string]any{"type": "string", "description": "Your own stable visitor id; without it, a daily-keyed hash of IP and user agent is used."},
 						"accept":    map[string]any{"type": "string", "description": "The request's Accept header, so Markdown reads are classed as AI."},
+						"referrer":  map[string]any{"type": "string", "maxLength": 2048, "description": "The page that linked here (the Referer header), when there is one."},
 					}}},
 			}),
 		},
