@@ -14,7 +14,8 @@ import (
 // what the exports count over it.
 type AnalyticsView struct {
 	ProjectID string
-	BaseURL   string // FOLIO_BASE_URL, for the tracker snippet
+	BaseURL   string     // FOLIO_BASE_URL, for the tracker snippet
+	Drains    []DrainURL // the project's drain URLs, for the doors of the collect panel
 	Range     AnalyticsRange
 	Errors    []string // what is wrong with the range, for people; nothing is counted then
 	Invalid   string   // the range field (from or to) the errors are about
@@ -403,4 +404,20 @@ func viewShares(v ViewCounts) []viewShare {
 		at += w
 	}
 	return out
+}
+
+// followLine is the command that counts a server's access log as it grows.
+func (v AnalyticsView) followLine(format, file string) string {
+	if format != "" {
+		format = " --format " + format
+	}
+	return "folio analytics import --project " + v.ProjectID + format + " --follow " + file
+}
+
+// workerLine deploys the Cloudflare Worker (scripts/folio-worker.js) in
+// front of the docs, for this project.
+func (v AnalyticsView) workerLine() string {
+	return "npx wrangler secret put FOLIO_KEY   # an ingest key\n" +
+		"npx wrangler deploy scripts/folio-worker.js --name folio-docs --compatibility-date 2024-09-23 \\\n" +
+		"  --route 'docs.example.com/*' --var FOLIO_URL:" + v.BaseURL + " --var FOLIO_PROJECT:" + v.ProjectID
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -482,4 +483,43 @@ func TestDrainSettingsOnTheDashboard(t *testing.T) {
 	if res, a := post(body, "vercel-made-secret"); res.StatusCode != 401 || !strings.Contains(a.Error, "no drain secret") {
 		t.Errorf("after removing the secret: %d %+v, want 401", res.StatusCode, a)
 	}
+}
+
+// TestAnalyticsPageListsEveryDoor: the analytics page's "Collect traffic"
+// panel gives every way in, filled in for the project, with traffic or
+// without.
+func TestAnalyticsPageListsEveryDoor(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	owner := s.addUser(t, "owner@example.com")
+	p := s.createProject(t, owner)
+	c := s.client(t)
+	if res := s.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: got %d", res.StatusCode)
+	}
+	wants := []string{
+		"folio analytics import --project " + p.ID + " --follow /var/log/nginx/access.log",
+		"folio analytics import --project " + p.ID + " --format caddy --follow /var/log/caddy/docs.log",
+		"--var FOLIO_URL:http://folio.test --var FOLIO_PROJECT:" + p.ID,
+		"POST /v1/analytics/" + p.ID + "/events",
+		`<script defer src="http://folio.test/js/folio.js" data-project="` + p.ID + `">`,
+	}
+	for _, provider := range analytics.DrainProviders {
+		wants = append(wants, ">http://folio.test/v1/analytics/"+p.ID+"/drains/"+provider+"<")
+	}
+	check := func(when string) {
+		_, page := s.get(t, c, "/projects/"+p.ID+"/analytics")
+		page = html.UnescapeString(page)
+		for _, w := range wants {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s, the analytics page lacks %q", when, w)
+			}
+		}
+	}
+	check("without traffic")
+	if _, err := s.app.analytics.Generate(context.Background(), p.ID, analytics.GenConfig{Views: 50, Paths: 5, Visitors: 10,
+		From: time.Now().AddDate(0, 0, -3), To: time.Now(), Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	check("with traffic")
 }

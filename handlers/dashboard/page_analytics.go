@@ -47,7 +47,7 @@ func (d *Dashboard) Analytics(w http.ResponseWriter, r *http.Request) {
 	if get("limit") == "" {
 		page.Limit = analyticsPageRows
 	}
-	v := components.AnalyticsView{ProjectID: p.ID, BaseURL: d.baseURL, Offset: page.Offset, Limit: page.Limit}
+	v := components.AnalyticsView{ProjectID: p.ID, BaseURL: d.baseURL, Drains: drainURLs(d.baseURL, p.ID), Offset: page.Offset, Limit: page.Limit}
 	shell := d.projectShell(r, p, components.TabAnalytics, "Analytics")
 	if problems != nil {
 		v.Range = AnalyticsRange(get, nil, now)

@@ -74,14 +74,20 @@ func (d *Dashboard) drainsView(ctx context.Context, projectID string, v componen
 	if err != nil {
 		return v, err
 	}
-	v.URLs = nil
-	for _, provider := range analytics.DrainProviders {
-		v.URLs = append(v.URLs, components.DrainURL{Provider: provider, Name: drainNames[provider],
-			URL: strings.TrimSuffix(d.baseURL, "/") + "/v1/analytics/" + projectID + "/drains/" + provider})
-	}
+	v.URLs = drainURLs(d.baseURL, projectID)
 	v.SecretSet = s.Secret != ""
 	if v.Errors.Of(analytics.FieldVercelVerify) == "" {
 		v.VercelVerify = s.VercelVerify
 	}
 	return v, nil
+}
+
+// drainURLs are a project's drain URLs, one a platform.
+func drainURLs(baseURL, projectID string) []components.DrainURL {
+	var urls []components.DrainURL
+	for _, provider := range analytics.DrainProviders {
+		urls = append(urls, components.DrainURL{Provider: provider, Name: drainNames[provider],
+			URL: strings.TrimSuffix(baseURL, "/") + "/v1/analytics/" + projectID + "/drains/" + provider})
+	}
+	return urls
 }
