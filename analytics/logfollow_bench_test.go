@@ -186,7 +186,9 @@ func BenchmarkFollowDelay(b *testing.B) {
 		}
 	}
 	slices.Sort(delays)
-	q := func(p float64) float64 { return float64(delays[int(p*float64(len(delays)-1))]) / float64(time.Millisecond) }
+	q := func(p float64) float64 {
+		return float64(delays[int(p*float64(len(delays)-1))]) / float64(time.Millisecond)
+	}
 	b.ReportMetric(q(0.5), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
 	b.ReportMetric(q(1), "max-ms")
