@@ -406,12 +406,7 @@ func TestVercelDrainSetUpFromTheCLI(t *testing.T) {
 func TestDrainSettingsOnTheDashboard(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
-	owner := s.addUser(t, "owner@example.com")
-	p := s.createProject(t, owner)
-	c := s.client(t)
-	if res := s.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("login: got %d", res.StatusCode)
-	}
+	p, c := s.project, s.signedIn(t)
 	settings := "/projects/" + p.ID
 	_, page := s.get(t, c, settings)
 	for _, provider := range analytics.DrainProviders {
@@ -491,12 +486,7 @@ func TestDrainSettingsOnTheDashboard(t *testing.T) {
 func TestAnalyticsPageListsEveryDoor(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
-	owner := s.addUser(t, "owner@example.com")
-	p := s.createProject(t, owner)
-	c := s.client(t)
-	if res := s.login(t, c, "owner@example.com", "correct horse"); res.StatusCode != http.StatusSeeOther {
-		t.Fatalf("login: got %d", res.StatusCode)
-	}
+	p, c := s.project, s.signedIn(t)
 	wants := []string{
 		"folio analytics import --project " + p.ID + " --follow /var/log/nginx/access.log",
 		"folio analytics import --project " + p.ID + " --format caddy --follow /var/log/caddy/docs.log",
