@@ -15,18 +15,18 @@ import (
 
 // readLog reads text line by line in format f as an import does, and
 // returns the page views it would store.
-func readLog(t *testing.T, f LogFormat, trusted clientip.Trusted, text string) ([]Event, ImportStats) {
+func readLog(t *testing.T, f LogFormat, trusted clientip.Trusted, text string) ([]view, ImportStats) {
 	t.Helper()
 	st := ImportStats{Skipped: map[string]int{}}
 	lines := newLogLines(ImportOptions{Format: f, Trusted: trusted, File: "log"})
-	var events []Event
+	var views []view
 	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if e, ok := lines.read([]byte(line), &st); ok {
-			events = append(events, e)
+			views = append(views, viewOf(e))
 		}
 	}
 	st.Format = lines.format()
-	return events, st
+	return views, st
 }
 
 // view is what a test expects of a stored page view.
@@ -157,11 +157,7 @@ func TestLogFormats(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range []LogFormat{f, autoFormat{}} {
-				events, st := readLog(t, f, testTrusted, c.text)
-				var got []view
-				for _, e := range events {
-					got = append(got, viewOf(e))
-				}
+				got, st := readLog(t, f, testTrusted, c.text)
 				if fmt.Sprint(got) != fmt.Sprint(c.want) {
 					t.Errorf("--format %s: views\n%+v\nwant\n%+v", f.Name(), got, c.want)
 				}
@@ -185,9 +181,9 @@ func TestLogFormatsReportUnparsedLines(t *testing.T) {
 			lines := strings.Split(c.text, "\n")
 			last := lines[len(lines)-1]
 			text := strings.Join(append(lines, last[:len(last)/2], "", `{"some":"json"}`, "garbage"), "\n")
-			events, st := readLog(t, f, testTrusted, text)
-			if len(events) != len(c.want) {
-				t.Errorf("%d views, want %d", len(events), len(c.want))
+			views, st := readLog(t, f, testTrusted, text)
+			if len(views) != len(c.want) {
+				t.Errorf("%d views, want %d", len(views), len(c.want))
 			}
 			if st.Skipped[SkipMalformed] != 4 || len(st.Unparsed) != 4 {
 				t.Fatalf("skipped %v, unparsed %+v; want the 4 lines that are not %s", st.Skipped, st.Unparsed, c.format)
@@ -238,11 +234,7 @@ func TestNginxLogFormat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		events, st := readLog(t, f, testTrusted, c.text)
-		var got []view
-		for _, e := range events {
-			got = append(got, viewOf(e))
-		}
+		got, st := readLog(t, f, testTrusted, c.text)
 		if fmt.Sprint(got) != fmt.Sprint(c.want) || fmt.Sprint(st.Skipped) != fmt.Sprint(c.skipped) {
 			t.Errorf("nginx:%s\nviews %+v\nwant  %+v\nskipped %v, want %v", c.spec, got, c.want, st.Skipped, c.skipped)
 		}

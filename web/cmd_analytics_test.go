@@ -50,12 +50,12 @@ func (c *counted) add(ua string) {
 
 // wait waits until serve's views export counts exactly what is expected,
 // failing at once if it ever counts more.
-func (c *counted) wait(base, project, key string) {
+func (c *counted) wait(w followWorld) {
 	c.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var v analytics.Views
-		if code := apiCall(c.t, "GET", base+"/v1/analytics/"+project+"/views", key, nil, &v); code != 200 {
+		if code := apiCall(c.t, "GET", w.base+"/v1/analytics/"+w.project+"/views", w.key, nil, &v); code != 200 {
 			c.t.Fatalf("views export: %d", code)
 		}
 		got := v.Totals
@@ -97,27 +97,43 @@ func (l *accessLog) write(name string, requests int) {
 	}
 }
 
+// followWorld is what a follow test needs: a project and its key, serve
+// running to count its views, and a directory for the logs.
+type followWorld struct {
+	te                      testEnv
+	project, key, base, dir string
+}
+
+func newFollowWorld(t *testing.T) followWorld {
+	t.Helper()
+	w := followWorld{te: newTestEnv(t), dir: t.TempDir()}
+	w.project, w.key = newAnalyticsProject(t, w.te)
+	w.base, _ = serveProcess(t, w.te)
+	return w
+}
+
+// follow starts folio analytics import --project … args… in a process of
+// its own.
+func (w followWorld) follow(t *testing.T, args ...string) *runningFolio {
+	return startFolio(t, w.te, append([]string{"analytics", "import", "--project", w.project}, args...)...)
+}
+
 // folio analytics import --follow, a process of its own, counts a log as it
 // grows, across a rename and a new file, a copytruncate, a SIGKILL and a
 // restart, and stops cleanly on SIGTERM: serve's export counts every line
 // once.
 func TestAnalyticsImportFollow(t *testing.T) {
-	te := newTestEnv(t)
-	project, key := newAnalyticsProject(t, te)
-	base, _ := serveProcess(t, te)
-	dir := t.TempDir()
-	name := filepath.Join(dir, "access.log")
+	w := newFollowWorld(t)
+	name := filepath.Join(w.dir, "access.log")
 	log := &accessLog{counted: counted{t: t}}
-	follow := func() *runningFolio {
-		return startFolio(t, te, "analytics", "import", "--project", project, "--follow", name)
-	}
+	follow := func() *runningFolio { return w.follow(t, "--follow", name) }
 
 	log.write(name, 9)
 	p := follow()
 	p.waitLog(t, "following .*access.log from its start", 20*time.Second)
-	log.wait(base, project, key)
+	log.wait(w)
 	log.write(name, 4)
-	log.wait(base, project, key)
+	log.wait(w)
 
 	// logrotate's default: renamed, the server still writing to the old
 	// file until it reopens its log, then to a new one.
@@ -126,7 +142,7 @@ func TestAnalyticsImportFollow(t *testing.T) {
 	}
 	log.write(name+".1", 2)
 	log.write(name, 3)
-	log.wait(base, project, key)
+	log.wait(w)
 	p.waitLog(t, "access.log was rotated", 5*time.Second)
 
 	// logrotate's copytruncate.
@@ -136,7 +152,7 @@ func TestAnalyticsImportFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.write(name, 3)
-	log.wait(base, project, key)
+	log.wait(w)
 
 	// Killed as a crash would, lines written while it is down, started
 	// again: it goes on from the position it stored.
@@ -144,9 +160,9 @@ func TestAnalyticsImportFollow(t *testing.T) {
 	log.write(name, 5)
 	p = follow()
 	p.waitLog(t, "following .*access.log from byte [1-9][0-9]*, where the last run stopped", 20*time.Second)
-	log.wait(base, project, key)
+	log.wait(w)
 	log.write(name, 1)
-	log.wait(base, project, key)
+	log.wait(w)
 
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -277,10 +293,8 @@ func (s *webServer) browse(rounds int) {
 // --follow through logrotate's way with nginx (rename, then USR1 to
 // reopen) and a restart of the follower.
 func TestFollowCountsRealNginx(t *testing.T) {
-	te := newTestEnv(t)
-	project, key := newAnalyticsProject(t, te)
-	base, _ := serveProcess(t, te)
-	dir := t.TempDir()
+	w := newFollowWorld(t)
+	dir := w.dir
 	log := filepath.Join(dir, "access.log")
 	addr := freeAddr(t)
 	conf := filepath.Join(dir, "nginx.conf")
@@ -308,13 +322,11 @@ http {
 	}
 	nginx := startWebServer(t, addr, "nginx", nil, "-e", temp("error.log"), "-p", dir, "-c", conf)
 	nginx.browse(2)
-	follow := func() *runningFolio {
-		return startFolio(t, te, "analytics", "import", "--project", project, "--source", "nginx-1", "--follow", log)
-	}
+	follow := func() *runningFolio { return w.follow(t, "--source", "nginx-1", "--follow", log) }
 	p := follow()
-	nginx.wait(base, project, key)
+	nginx.wait(w)
 	nginx.browse(2)
-	nginx.wait(base, project, key)
+	nginx.wait(w)
 
 	// As logrotate's nginx rule does: rename, then USR1 makes nginx
 	// reopen its log; requests in between go to the renamed file.
@@ -332,25 +344,23 @@ http {
 		}
 	}
 	nginx.browse(2)
-	nginx.wait(base, project, key)
+	nginx.wait(w)
 	p.waitLog(t, "access.log was rotated", 5*time.Second)
 
 	p.kill(t)
 	nginx.browse(1)
 	p = follow()
-	nginx.wait(base, project, key)
+	nginx.wait(w)
 	nginx.browse(1)
-	nginx.wait(base, project, key)
+	nginx.wait(w)
 	t.Logf("nginx: %+v counted live", nginx.want)
 }
 
 // Real Caddy on loopback, its default JSON access log, read live by
 // --follow --format caddy, the follower killed and started again.
 func TestFollowCountsRealCaddy(t *testing.T) {
-	te := newTestEnv(t)
-	project, key := newAnalyticsProject(t, te)
-	base, _ := serveProcess(t, te)
-	dir := t.TempDir()
+	w := newFollowWorld(t)
+	dir := w.dir
 	log := filepath.Join(dir, "caddy.log")
 	addr := freeAddr(t)
 	conf := filepath.Join(dir, "Caddyfile")
@@ -373,17 +383,15 @@ http://%s {
 	caddy := startWebServer(t, addr, "caddy", []string{"HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_CONFIG_HOME=" + dir},
 		"run", "--config", conf, "--adapter", "caddyfile")
 	caddy.browse(2)
-	follow := func() *runningFolio {
-		return startFolio(t, te, "analytics", "import", "--project", project, "--format", "caddy", "--follow", log)
-	}
+	follow := func() *runningFolio { return w.follow(t, "--format", "caddy", "--follow", log) }
 	p := follow()
-	caddy.wait(base, project, key)
+	caddy.wait(w)
 	caddy.browse(2)
-	caddy.wait(base, project, key)
+	caddy.wait(w)
 	p.kill(t)
 	caddy.browse(1)
 	p = follow()
 	p.waitLog(t, "where the last run stopped", 20*time.Second)
-	caddy.wait(base, project, key)
+	caddy.wait(w)
 	t.Logf("caddy: %+v counted live", caddy.want)
 }
