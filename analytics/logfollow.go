@@ -65,9 +65,12 @@ func (s *Service) Follow(ctx context.Context, projectID string, files []string, 
 	st := ImportStats{Skipped: map[string]int{}}
 	f := &follower{s: s, project: projectID, opts: opts, st: &st}
 	for _, name := range files {
-		p, err := f.open(name)
+		p, err := f.open(ctx, name)
 		if err != nil {
 			f.close()
+			if ctx.Err() != nil {
+				return st, nil // stopped while reading up to a position
+			}
 			return st, err
 		}
 		f.paths = append(f.paths, p)
@@ -514,7 +517,7 @@ func (p *followedPath) save() error {
 
 // open starts following name: where the last run stopped, if it stored a
 // position, else from the file's start.
-func (f *follower) open(name string) (*followedPath, error) {
+func (f *follower) open(ctx context.Context, name string) (*followedPath, error) {
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return nil, err
@@ -534,7 +537,7 @@ func (f *follower) open(name string) (*followedPath, error) {
 		}
 	}
 	for _, sf := range saved.Files {
-		l, err := f.resume(p, sf)
+		l, err := f.resume(ctx, p, sf)
 		if err != nil {
 			p.closeAll()
 			return nil, err
@@ -596,7 +599,7 @@ func (p *followedPath) closeAll() {
 // resume finds a file a last run read, at its name or renamed beside it,
 // and reads it again up to where that run stopped, so its lines get the
 // same keys; nil when the file is gone.
-func (f *follower) resume(p *followedPath, sf followedFile) (*openLog, error) {
+func (f *follower) resume(ctx context.Context, p *followedPath, sf followedFile) (*openLog, error) {
 	found := findBeside(p.name, true, func(fh *os.File, fi os.FileInfo) bool {
 		dev, ino := fileIdentity(fi)
 		return dev == sf.Dev && ino == sf.Inode && fi.Size() >= sf.Offset && headHash(fh, sf.HeadLen) == sf.Head
@@ -620,6 +623,10 @@ func (f *follower) resume(p *followedPath, sf followedFile) (*openLog, error) {
 	buf := make([]byte, 64<<10)
 	var partial []byte
 	for {
+		if ctx.Err() != nil {
+			found.f.Close()
+			return nil, ctx.Err()
+		}
 		n, err := r.Read(buf)
 		partial = append(partial, buf[:n]...)
 		for {

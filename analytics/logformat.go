@@ -112,8 +112,8 @@ func (a *autoParser) Detected() string { return a.format }
 
 // pageView applies Folio's rules to a logged request: only a successful
 // GET of a page counts, its client is the first untrusted address of the
-// proxies it came through, and the line's fields are checked as the events
-// API checks an event's.
+// proxies it came through, and it needs a client (an address, or the log's
+// own visitor id) and a time after 1970.
 func pageView(r LogRequest, trusted clientip.Trusted) (Event, string) {
 	switch {
 	case r.Method != "" && r.Method != "GET":
