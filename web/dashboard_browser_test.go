@@ -66,10 +66,15 @@ func newBrowser(t *testing.T) context.Context {
 			chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
 		}
 	}()
-	tctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	tctx, tcancel := context.WithTimeout(ctx, browserTestWithin)
 	t.Cleanup(tcancel)
 	return tctx
 }
+
+// browserTestWithin bounds a browser test as a whole, in case Chromium
+// hangs; each step has its own limit (do). The accessibility tour's many
+// pages took over 90 s with -race while the other tests ran beside it.
+const browserTestWithin = 4 * time.Minute
 
 // screenshotDir is $FOLIO_SCREENSHOTS, or a temporary directory.
 func screenshotDir(t *testing.T) string {

@@ -36,16 +36,23 @@ func TestMain(m *testing.M) {
 
 // waitingParallel is how many tests run at once unless -parallel says:
 // these tests mostly wait (on processes, browsers, Asynq's leases and
-// retries), rarely on the CPU, so more of them than GOMAXPROCS, go test's
-// default, keep the machine busy. Each holds its own Redis database and
-// SQLite file; the few that read process-wide state (serve's metrics in
-// this process) do not call t.Parallel.
-const waitingParallel = 8
+// retries), so more of them than GOMAXPROCS, go test's default, keep the
+// machine busy. Under -race their Go code costs several times the CPU, and
+// fewer at once keep the browser tests' steps within their time limits on
+// a busy machine. Each holds its own Redis database and SQLite file; the
+// few that read process-wide state (serve's metrics in this process) do
+// not call t.Parallel.
+func waitingParallel() int {
+	if raceDetector {
+		return 4
+	}
+	return 8
+}
 
 func parallelByDefault() {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set && runtime.GOMAXPROCS(0) < waitingParallel {
-		flag.Set("test.parallel", strconv.Itoa(waitingParallel))
+	if n := waitingParallel(); !set && runtime.GOMAXPROCS(0) < n {
+		flag.Set("test.parallel", strconv.Itoa(n))
 	}
 }
