@@ -123,6 +123,7 @@ func (w followWorld) follow(t *testing.T, args ...string) *runningFolio {
 // restart, and stops cleanly on SIGTERM: serve's export counts every line
 // once.
 func TestAnalyticsImportFollow(t *testing.T) {
+	t.Parallel()
 	w := newFollowWorld(t)
 	name := filepath.Join(w.dir, "access.log")
 	log := &accessLog{counted: counted{t: t}}
@@ -181,6 +182,7 @@ func TestAnalyticsImportFollow(t *testing.T) {
 // --format names every format, auto says which it found, and a format
 // that is not one is refused with the list.
 func TestAnalyticsImportFormats(t *testing.T) {
+	t.Parallel()
 	te := newTestEnv(t)
 	project, _ := newAnalyticsProject(t, te)
 	name := filepath.Join(t.TempDir(), "caddy.log")
@@ -293,6 +295,7 @@ func (s *webServer) browse(rounds int) {
 // --follow through logrotate's way with nginx (rename, then USR1 to
 // reopen) and a restart of the follower.
 func TestFollowCountsRealNginx(t *testing.T) {
+	t.Parallel()
 	w := newFollowWorld(t)
 	dir := w.dir
 	log := filepath.Join(dir, "access.log")
@@ -359,6 +362,7 @@ http {
 // Real Caddy on loopback, its default JSON access log, read live by
 // --follow --format caddy, the follower killed and started again.
 func TestFollowCountsRealCaddy(t *testing.T) {
+	t.Parallel()
 	w := newFollowWorld(t)
 	dir := w.dir
 	log := filepath.Join(dir, "caddy.log")
