@@ -13,16 +13,6 @@ import (
 // IdempotencyTTL is how long an Idempotency-Key of job creation is honoured.
 const IdempotencyTTL = 24 * time.Hour
 
-// IdempotencyKey remembers which job a client's Idempotency-Key created, and
-// a hash of the request body it came with.
-type IdempotencyKey struct {
-	ProjectID string
-	Key       string
-	BodyHash  []byte
-	JobID     string
-	CreatedAt time.Time
-}
-
 // IdempotencyKeyByKey finds a key of a project stored within IdempotencyTTL.
 func (d *DB) IdempotencyKeyByKey(ctx context.Context, projectID, key string) (IdempotencyKey, error) {
 	k := IdempotencyKey{ProjectID: projectID, Key: key}

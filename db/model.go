@@ -6,6 +6,7 @@ import "github.com/folio-docs/folio/model"
 // these names.
 type (
 	APIKey          = model.APIKey
+	IdempotencyKey  = model.IdempotencyKey
 	Invitation      = model.Invitation
 	Job             = model.Job
 	JobMessage      = model.JobMessage

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -60,9 +59,9 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 	if err != nil {
 		return Created{}, err
 	}
-	var idem *db.IdempotencyKey
+	var idem *model.IdempotencyKey
 	if idemKey != "" {
-		idem = &db.IdempotencyKey{ProjectID: projectID, Key: idemKey, BodyHash: bodyHash(prompt, req.Ref, req.Model)}
+		idem = &model.IdempotencyKey{ProjectID: projectID, Key: idemKey, BodyHash: bodyHash(prompt, req.Ref, req.Model)}
 		if c, err := s.replay(ctx, idem); !errors.Is(err, model.ErrNotFound) {
 			return c, err
 		}
@@ -116,7 +115,7 @@ func (s *Service) Start(ctx context.Context, projectID string, req NewJob, idemK
 }
 
 // replay answers a create whose Idempotency-Key is already stored.
-func (s *Service) replay(ctx context.Context, idem *db.IdempotencyKey) (Created, error) {
+func (s *Service) replay(ctx context.Context, idem *model.IdempotencyKey) (Created, error) {
 	k, err := s.db.IdempotencyKeyByKey(ctx, idem.ProjectID, idem.Key)
 	if err != nil {
 		return Created{}, err
@@ -178,10 +177,10 @@ func (s *Service) FollowUp(ctx context.Context, projectID, id, prompt, idemKey s
 	if err != nil {
 		return Created{}, err
 	}
-	var idem *db.IdempotencyKey
+	var idem *model.IdempotencyKey
 	if idemKey != "" {
 		// Keys of follow-ups live apart from creates', one space per job.
-		idem = &db.IdempotencyKey{ProjectID: projectID, Key: "message:" + j.ID + ":" + idemKey, BodyHash: bodyHash(prompt)}
+		idem = &model.IdempotencyKey{ProjectID: projectID, Key: "message:" + j.ID + ":" + idemKey, BodyHash: bodyHash(prompt)}
 		if c, err := s.replay(ctx, idem); !errors.Is(err, model.ErrNotFound) {
 			return c, err
 		}

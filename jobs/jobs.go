@@ -18,7 +18,6 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
@@ -100,7 +99,7 @@ func (c Config) withDefaults() Config {
 
 // Service runs agent jobs.
 type Service struct {
-	db        *db.DB
+	db        Storage
 	rdb       redis.UniversalClient // announces changes (ChangesChannel)
 	hub       *Hub                  // this process's event streams
 	queue     *tasks.Queue
@@ -118,7 +117,7 @@ type Service struct {
 
 // New returns a Service. runner may be nil in a process that only serves
 // the API; RunJob then refuses to run (the job stays queued).
-func New(d *db.DB, rdb redis.UniversalClient, queue *tasks.Queue, runner agent.Runner, log *slog.Logger, cfg Config) *Service {
+func New(d Storage, rdb redis.UniversalClient, queue *tasks.Queue, runner agent.Runner, log *slog.Logger, cfg Config) *Service {
 	cfg = cfg.withDefaults()
 	s := &Service{
 		db: d, rdb: rdb, hub: NewHub(rdb, log), queue: queue, log: log, cfg: cfg,

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/folio-docs/folio/agent"
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
@@ -134,7 +133,7 @@ func (s *Service) finishRun(ctx context.Context, id, owner string, res agent.Res
 	if err != nil {
 		return fmt.Errorf("jobs: unable to encode the problems of job %s: %w", id, err)
 	}
-	j, next, ok, err := s.db.FinishJobRun(ctx, id, owner, db.TurnOutcome{PRLink: res.PRLink, Summary: res.Summary, Problems: string(pj)})
+	j, next, ok, err := s.db.FinishJobRun(ctx, id, owner, model.TurnOutcome{PRLink: res.PRLink, Summary: res.Summary, Problems: string(pj)})
 	if ok {
 		s.changed(ctx, j.ID) // the turn's messages kept, and the status, outcome or next turn
 	}
