@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -34,30 +35,7 @@ type Query struct {
 func ParseQuery(get func(string) string) (Query, model.FieldErrors) {
 	q := Query{Limit: DefaultLimit}
 	var problems model.FieldErrors
-	for _, b := range []struct {
-		name string
-		dst  **time.Time
-	}{{"dateFrom", &q.From}, {"dateTo", &q.To}} {
-		v := get(b.name)
-		if v == "" {
-			continue
-		}
-		t, err := ParseBound(v)
-		if err != nil {
-			problems.Add(b.name, "%s %q is not a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2026-01-02T15:04:05Z).", b.name, v)
-			continue
-		}
-		// Views are kept to the millisecond: a finer bound could not be
-		// compared at the precision it was given.
-		if t.Nanosecond()%int(time.Millisecond) != 0 {
-			problems.Add(b.name, "%s %q is finer than a millisecond; page views are kept to the millisecond, so give at most 3 decimal places.", b.name, v)
-			continue
-		}
-		*b.dst = &t
-	}
-	if q.From != nil && q.To != nil && !q.From.Before(*q.To) {
-		problems.Add("dateTo", "dateTo must be after dateFrom (dateTo is exclusive).")
-	}
+	q.From, q.To, problems = ParseRange(get)
 	for _, n := range []struct {
 		name     string
 		dst      *int
@@ -67,7 +45,7 @@ func ParseQuery(get func(string) string) (Query, model.FieldErrors) {
 		if v == "" {
 			continue
 		}
-		i, err := strconv.Atoi(v)
+		i, err := ParseCount(v)
 		if err != nil || i < n.min || i > n.max {
 			msg := fmt.Sprintf("%s must be an integer from %d to %d; got %q.", n.name, n.min, n.max, v)
 			if n.name == "offset" {
@@ -80,6 +58,88 @@ func ParseQuery(get func(string) string) (Query, model.FieldErrors) {
 	}
 	return q, problems
 }
+
+// ParseRange reads dateFrom and dateTo (either may be absent: unbounded).
+// A bound finer than a millisecond is ceiled to the millisecond: views are
+// kept to the millisecond, and a view at ms t is at or after a bound b
+// exactly when t >= ceil(b), so the range means what was asked. Equal
+// bounds are an empty range; dateFrom after dateTo is refused.
+func ParseRange(get func(string) string) (from, to *time.Time, problems model.FieldErrors) {
+	var raw [2]time.Time
+	for i, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"dateFrom", &from}, {"dateTo", &to}} {
+		v := get(b.name)
+		if v == "" {
+			continue
+		}
+		t, err := ParseBound(v)
+		if err != nil {
+			problems.Add(b.name, "%s %q is not a date (YYYY-MM-DD) or an ISO 8601 date-time (e.g. 2026-01-02T15:04:05Z).", b.name, v)
+			continue
+		}
+		raw[i] = t
+		c := time.UnixMilli(ceilMillis(t)).UTC()
+		*b.dst = &c
+	}
+	// Compared as given, not as ceiled: 10:00:00.0009 to 10:00:00.0005 is
+	// backwards though both ceil to 10:00:00.001.
+	if from != nil && to != nil && raw[0].After(raw[1]) {
+		problems.Add("dateTo", "dateTo must not be before dateFrom (dateTo is exclusive; equal bounds are an empty range).")
+	}
+	return from, to, problems
+}
+
+// ParseCount reads a count parameter: a decimal integer, or an integral
+// number in JSON's notation ("50.0", "5e1"), which is how clients typed
+// from a schema that says "number" write one. A fraction ("50.5") or a
+// number too large for an int32 is an error. The value is read exactly,
+// never through a float ("50.0000000000000001" is not 50).
+func ParseCount(s string) (int, error) {
+	if i, err := strconv.Atoi(s); err == nil {
+		if i > math.MaxInt32 || i < -math.MaxInt32 {
+			return 0, fmt.Errorf("analytics: %q is out of range", s)
+		}
+		return i, nil
+	}
+	m := jsonNumber.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("analytics: %q is not a number", s)
+	}
+	neg, digits, exp := m[1] == "-", strings.TrimLeft(m[2]+m[3], "0"), 0
+	if digits == "" {
+		return 0, nil // zero, whatever its exponent
+	}
+	if m[4] != "" {
+		e, err := strconv.Atoi(m[4])
+		if err != nil { // an exponent beyond an int: far out of any range
+			return 0, fmt.Errorf("analytics: %q is out of range", s)
+		}
+		exp = e
+	}
+	exp -= len(m[3])
+	for strings.HasSuffix(digits, "0") {
+		digits, exp = digits[:len(digits)-1], exp+1
+	}
+	switch {
+	case exp < 0:
+		return 0, fmt.Errorf("analytics: %q is not a whole number", s)
+	case exp > 10 || len(digits) > 10 || len(digits)+exp > 10: // apart first: a sum could overflow
+		return 0, fmt.Errorf("analytics: %q is out of range", s)
+	}
+	i, err := strconv.Atoi(digits + strings.Repeat("0", exp))
+	if err != nil || i > math.MaxInt32 {
+		return 0, fmt.Errorf("analytics: %q is out of range", s)
+	}
+	if neg {
+		i = -i
+	}
+	return i, nil
+}
+
+// jsonNumber is RFC 8259's number: sign, integer part, fraction, exponent.
+var jsonNumber = regexp.MustCompile(`^(-?)(0|[1-9][0-9]*)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?$`)
 
 // ParseBound reads a range bound: YYYY-MM-DD is that day's start in UTC; a
 // full ISO 8601 date-time is that instant (UTC when it names no zone).

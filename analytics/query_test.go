@@ -269,13 +269,43 @@ func TestParseQuery(t *testing.T) {
 		{map[string]string{"dateFrom": "yesterday"}, "dateFrom", nil},
 		{map[string]string{"dateTo": "2026-02-30"}, "dateTo", nil},
 		{map[string]string{"dateTo": "04/03/2026"}, "dateTo", nil},
-		{map[string]string{"dateFrom": "2026-03-04", "dateTo": "2026-03-04"}, "dateTo", nil},
+		// Equal bounds are an empty range (Mintlify's own docs ask for one); backwards is refused.
+		{map[string]string{"dateFrom": "2026-03-04", "dateTo": "2026-03-04"}, "", func(q Query) bool { return q.From.Equal(day) && q.To.Equal(day) }},
+		{map[string]string{"dateFrom": "2026-03-04T10:00:00Z", "dateTo": "2026-03-04T10:00:00Z"}, "", func(q Query) bool { return q.From.Equal(*q.To) }},
 		{map[string]string{"dateFrom": "2026-03-05", "dateTo": "2026-03-04"}, "dateTo", nil},
-		{map[string]string{"dateFrom": "2026-03-04T10:00:00Z", "dateTo": "2026-03-04T10:00:00Z"}, "dateTo", nil},
-		// Views are kept to the millisecond: a bound is too, or refused.
+		{map[string]string{"dateFrom": "2026-03-04T10:00:00.001Z", "dateTo": "2026-03-04T10:00:00Z"}, "dateTo", nil},
+		// Views are kept to the millisecond: a finer bound is ceiled to it.
 		{map[string]string{"dateFrom": "2026-03-04T10:11:12.500000Z"}, "", func(q Query) bool { return q.From.Equal(instant) }},
-		{map[string]string{"dateFrom": "2026-03-04T10:11:12.5001Z"}, "dateFrom", nil},
-		{map[string]string{"dateTo": "2026-03-04T10:11:12.000000001Z"}, "dateTo", nil},
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.4991Z"}, "", func(q Query) bool { return q.From.Equal(instant) }},
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.5001Z"}, "", func(q Query) bool { return q.From.Equal(instant.Add(time.Millisecond)) }},
+		{map[string]string{"dateTo": "2026-03-04T10:11:12.499000001Z"}, "", func(q Query) bool { return q.To.Equal(instant) }},
+		{map[string]string{"dateTo": "2026-03-04T12:11:12.499999+02:00"}, "", func(q Query) bool { return q.To.Equal(instant) }},
+		// Python's isoformat() of a naive datetime: microseconds, no zone (UTC).
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.499001"}, "", func(q Query) bool { return q.From.Equal(instant) }},
+		// Given in order, ceiled to the same millisecond: empty, not refused.
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.4991Z", "dateTo": "2026-03-04T10:11:12.4999Z"}, "", func(q Query) bool { return q.From.Equal(*q.To) }},
+		// Given backwards, ceiled to the same millisecond: still backwards.
+		{map[string]string{"dateFrom": "2026-03-04T10:11:12.4999Z", "dateTo": "2026-03-04T10:11:12.4991Z"}, "dateTo", nil},
+		// An integral limit written as a number is that integer; a fraction is not.
+		{map[string]string{"limit": "50.0"}, "", func(q Query) bool { return q.Limit == 50 }},
+		{map[string]string{"limit": "5e1", "offset": "1.00E+2"}, "", func(q Query) bool { return q.Limit == 50 && q.Offset == 100 }},
+		{map[string]string{"limit": "250.000"}, "", func(q Query) bool { return q.Limit == 250 }},
+		{map[string]string{"offset": "0.0"}, "", func(q Query) bool { return q.Offset == 0 }},
+		{map[string]string{"limit": "50.5"}, "limit", nil},
+		{map[string]string{"limit": "50.0000000000000001"}, "limit", nil},
+		{map[string]string{"limit": "250.5"}, "limit", nil},
+		{map[string]string{"limit": "251.0"}, "limit", nil},
+		{map[string]string{"limit": "0.0"}, "limit", nil},
+		{map[string]string{"limit": "1e400"}, "limit", nil},
+		{map[string]string{"limit": "5e-1"}, "limit", nil},
+		{map[string]string{"limit": "50."}, "limit", nil},
+		{map[string]string{"limit": ".5e2"}, "limit", nil},
+		{map[string]string{"limit": "NaN"}, "limit", nil},
+		{map[string]string{"limit": "Inf"}, "limit", nil},
+		{map[string]string{"limit": "0x32"}, "limit", nil},
+		{map[string]string{"offset": "-1.0"}, "offset", nil},
+		{map[string]string{"offset": "2147483648.0"}, "offset", nil},
+		{map[string]string{"offset": "1e9223372036854775807"}, "offset", nil},
 	}
 	for _, tc := range cases {
 		q, problems := ParseQuery(func(k string) string { return tc.params[k] })
@@ -348,5 +378,25 @@ func TestVisitorIdentity(t *testing.T) {
 	}
 	if secret2, _ := d.AnalyticsSecret(ctx); !slices.Equal(secret, secret2) {
 		t.Fatal("the secret changed between two reads")
+	}
+}
+
+func TestParseCount(t *testing.T) {
+	for s, want := range map[string]int{
+		"50": 50, "+5": 5, "050": 50, "50.0": 50, "50.000": 50, "5e1": 50, "5E+1": 50, "500e-1": 50,
+		"0": 0, "-0": 0, "0.0": 0, "0e999999999999999999999": 0, "-3.0": -3,
+		"2147483647": 2147483647, "2147483647.0": 2147483647, "2.147483647e9": 2147483647,
+	} {
+		if got, err := ParseCount(s); err != nil || got != want {
+			t.Errorf("ParseCount(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{
+		"", "50.5", "5e-1", "50.0000000000000001", "1e400", "1e9223372036854775807", "10e9223372036854775807",
+		"2147483648", "2147483648.0", "2.147483648e9", "99999999999.0", "50.", ".5", "- 5", "5 ", "five", "0x32", "Inf", "NaN", "1_0", "1/2",
+	} {
+		if got, err := ParseCount(s); err == nil {
+			t.Errorf("ParseCount(%q) = %d, want an error", s, got)
+		}
 	}
 }

@@ -169,13 +169,14 @@ func TestAnalyticsExportParameterErrors(t *testing.T) {
 	s := newAnalyticsServer(t, "")
 	for _, tc := range []struct{ query, field string }{
 		{"limit=0", "limit"}, {"limit=251", "limit"}, {"limit=abc", "limit"},
-		{"offset=-1", "offset"}, {"offset=1.5", "offset"},
+		{"offset=-1", "offset"}, {"offset=1.5", "offset"}, {"limit=50.5", "limit"}, {"limit=250.0001", "limit"},
 		{"dateFrom=2026-02-30", "dateFrom"}, {"dateFrom=02/01/2026", "dateFrom"}, {"dateTo=tomorrow", "dateTo"},
-		{"dateFrom=2026-02-02&dateTo=2026-02-01", "dateTo"}, {"dateFrom=2026-02-01&dateTo=2026-02-01T00:00:00Z", "dateTo"},
+		{"dateFrom=2026-02-02&dateTo=2026-02-01", "dateTo"}, {"dateFrom=2026-02-01T00:00:00.001Z&dateTo=2026-02-01", "dateTo"},
+		{"dateFrom=2026-02-01T10:00:00.000002Z&dateTo=2026-02-01T10:00:00.000001Z", "dateTo"},
 		{"limit=", "limit"}, {"offset=", "offset"}, {"dateFrom=", "dateFrom"}, {"dateTo=", "dateTo"},
 		{"limit=5&limit=6", "limit"},
 		{"datefrom=2026-02-01", "datefrom"}, {"date_to=2026-02-01", "date_to"}, {"page=2", "page"},
-		{"dateFrom=2026-02-01T10:00:00.0001Z", "dateFrom"}, {"dateTo=2026-02-01T10:00:00.123456789Z", "dateTo"},
+		{"dateFrom=2026-02-01&cursor=abc", "cursor"},
 	} {
 		for _, export := range []string{"/visitors", "/views"} {
 			code, out := s.api(t, "GET", export+"?"+tc.query, "")
@@ -184,6 +185,91 @@ func TestAnalyticsExportParameterErrors(t *testing.T) {
 				t.Errorf("%s?%s: %d %v, want 400 naming %s", export, tc.query, code, out, tc.field)
 			}
 		}
+	}
+}
+
+// TestAnalyticsExportTolerantBounds: what a Mintlify client sends and
+// Folio once refused is answered, exactly. Equal bounds are an empty range,
+// an integral limit written as a number is that integer, and a bound finer
+// than a millisecond (Python's isoformat() gives microseconds) counts the
+// views a brute force over the raw times counts, at every millisecond edge.
+func TestAnalyticsExportTolerantBounds(t *testing.T) {
+	s := newAnalyticsServer(t, "")
+	t0 := time.Date(2026, 2, 1, 10, 0, 0, 0, time.UTC)
+	// One human view a millisecond at t0+0…t0+3 ms, and an AI one at t0+2 ms.
+	var events []string
+	var at []time.Time
+	for ms := range 4 {
+		ts := t0.Add(time.Duration(ms) * time.Millisecond)
+		events = append(events, event(fmt.Sprintf("/p%d", ms), ts.Format(time.RFC3339Nano), firefox, fmt.Sprintf("192.0.2.%d", 10+ms)))
+		at = append(at, ts)
+	}
+	events = append(events, event("/p2", t0.Add(2*time.Millisecond).Format(time.RFC3339Nano), "claude-code/1.0.3", "192.0.2.99"))
+	at = append(at, t0.Add(2*time.Millisecond))
+	if code, out := s.api(t, "POST", "/events", eventsBody(events...)); code != 200 || out["accepted"] != float64(len(events)) {
+		t.Fatalf("events: %d %v", code, out)
+	}
+
+	// Mintlify's own docs ask for dateFrom == dateTo; the answer is empty, not 400.
+	for export, want := range map[string]string{
+		"/visitors": `map[hasMore:false totals:map[ai:0 human:0 total:0] visitors:[]]`,
+		"/views":    `map[hasMore:false totals:map[ai:0 aiSearch:0 aiTraining:0 bots:0 human:0 total:0] views:[]]`,
+		"/agents":   `map[agents:[] hasMore:false]`,
+	} {
+		for _, q := range []string{"dateFrom=2026-02-01&dateTo=2026-02-01", "dateFrom=2026-02-01T10:00:00.002Z&dateTo=2026-02-01T10:00:00.002Z"} {
+			code, out := s.api(t, "GET", export+"?"+q, "")
+			if code != 200 || fmt.Sprint(out) != want {
+				t.Errorf("%s?%s: %d %v, want 200 %s", export, q, code, out, want)
+			}
+		}
+	}
+	// limit and offset as a client typed "number" writes them.
+	code, out := s.api(t, "GET", "/views?dateFrom=2026-02-01&limit=2.0&offset=1e0", "")
+	if rows, _ := out["views"].([]any); code != 200 || len(rows) != 2 || out["hasMore"] != true {
+		t.Fatalf("views?limit=2.0&offset=1e0: %d %v, want 200 with 2 rows and more", code, out)
+	}
+
+	// Every pair of bounds at and around the millisecond edges, nanoseconds after t0.
+	offsets := []time.Duration{-1, 0, 1, 1000, 999_000, 999_999, 1_000_000, 1_000_001, 1_500_000, 1_999_000,
+		2_000_000, 2_000_001, 2_999_999, 3_000_000, 3_000_001, 4_000_000}
+	format := func(t time.Time) string {
+		if t.Nanosecond()%1000 == 0 {
+			return t.Format("2006-01-02T15:04:05.000000") // Python's isoformat() of a naive UTC datetime
+		}
+		return t.Format("2006-01-02T15:04:05.000000000Z07:00")
+	}
+	checked := 0
+	for _, f := range offsets {
+		for _, to := range offsets {
+			from, until := t0.Add(f), t0.Add(to)
+			q := "?dateFrom=" + format(from) + "&dateTo=" + format(until)
+			code, out := s.api(t, "GET", "/views"+q, "")
+			if f > to {
+				if code != 400 {
+					t.Errorf("views%s: %d, want 400 (dateFrom after dateTo)", q, code)
+				}
+				continue
+			}
+			want := 0
+			for _, a := range at {
+				if !a.Before(from) && a.Before(until) {
+					want++
+				}
+			}
+			totals, _ := out["totals"].(map[string]any)
+			if code != 200 || totals["total"] != float64(want) {
+				t.Errorf("views%s: %d %v, want 200 with total %d (a brute force over the views)", q, code, out, want)
+			}
+			code, out = s.api(t, "GET", "/visitors"+q, "")
+			totals, _ = out["totals"].(map[string]any)
+			if code != 200 || totals["total"] != float64(want) { // each view is its own visitor here
+				t.Errorf("visitors%s: %d %v, want 200 with total %d", q, code, out, want)
+			}
+			checked++
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked %d ranges, want every ordered pair", checked)
 	}
 }
 

@@ -14,12 +14,14 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	project := pathParam("projectId", "The project's id, from the API keys page.")
 	integer := map[string]any{"type": "integer", "minimum": 0}
 	str := map[string]any{"type": "string"}
-	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time to the millisecond at most (page views are kept to the millisecond; a finer bound is 400)."}
+	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time (UTC when it names no zone). Page views are kept to the millisecond, so a finer bound (Python's microseconds) is ceiled to the millisecond, which counts exactly the views at or after it. dateFrom equal to dateTo is an empty range (200); dateFrom after dateTo is 400."}
+	// JSON Schema's integer is any number without a fraction, 50.0 too, as the parser reads it.
+	integral := " An integer written as a number (50.0, 5e1) is that integer; a fraction (50.5) is 400."
 	rangeParams := []any{project,
 		queryParam("dateFrom", "Lower bound (inclusive).", date),
 		queryParam("dateTo", "Upper bound (exclusive): results include dates before, not on, it.", date),
-		queryParam("limit", "Rows per page.", map[string]any{"type": "integer", "minimum": 1, "maximum": 250, "default": 50}),
-		queryParam("offset", "Rows to skip: (page - 1) * limit.", map[string]any{"type": "integer", "minimum": 0, "default": 0}),
+		queryParam("limit", "Rows per page."+integral, map[string]any{"type": "integer", "minimum": 1, "maximum": 250, "default": 50}),
+		queryParam("offset", "Rows to skip: (page - 1) * limit."+integral, map[string]any{"type": "integer", "minimum": 0, "default": 0}),
 	}
 	errs := []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound}
 	object := func(required []any, props map[string]any) map[string]any {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/handlers/httpx"
@@ -20,7 +21,8 @@ func FuzzQueryParams(f *testing.F) {
 	for _, q := range []string{
 		"dateFrom=2026-04-01&dateTo=2026-04-08&limit=50&offset=100",
 		"dateFrom=2026-04-01T10:00:00Z&dateTo=2026-04-01T10:00:00.123456Z",
-		"dateFrom=2026-04-08&dateTo=2026-04-01",
+		"dateFrom=2026-04-08&dateTo=2026-04-01", "dateFrom=2026-04-01&dateTo=2026-04-01",
+		"dateFrom=2026-04-01T10:00:00.123456789&limit=50.0", "limit=50.5", "offset=1e3",
 		"limit=0", "limit=251", "limit=&offset=-1", "limit=5&limit=6",
 		"datefrom=2026-04-01", "dateFrom=2026-13-01", "dateFrom=2026-04-01T10:00:00%2B02:00",
 		"status=active&limit=100&offset=0", "status=archived", "status=ACTIVE", "status=",
@@ -51,8 +53,13 @@ func FuzzQueryParams(f *testing.F) {
 				if aq.Limit < 1 || aq.Limit > analytics.MaxLimit || aq.Offset < 0 {
 					t.Fatalf("%q: accepted out of range: %+v", rawQuery, aq)
 				}
-				if aq.From != nil && aq.To != nil && !aq.From.Before(*aq.To) {
-					t.Fatalf("%q: accepted dateFrom %v not before dateTo %v", rawQuery, aq.From, aq.To)
+				if aq.From != nil && aq.To != nil && aq.From.After(*aq.To) {
+					t.Fatalf("%q: accepted dateFrom %v after dateTo %v", rawQuery, aq.From, aq.To)
+				}
+				for _, b := range []*time.Time{aq.From, aq.To} {
+					if b != nil && b.Nanosecond()%int(time.Millisecond) != 0 {
+						t.Fatalf("%q: bound %v not ceiled to the millisecond", rawQuery, b)
+					}
 				}
 			}
 		}
