@@ -288,7 +288,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		if err != nil {
 			return nil, nil, err
 		}
-		problems := doccheck.Check(ws.Dir, changes)
+		problems := doccheck.Check(co.root, changes)
 		if len(problems) == 0 || rounds >= a.cfg.ValidationRounds {
 			return msgs, problems, nil
 		}

@@ -7,9 +7,10 @@ package doccheck
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -32,7 +33,12 @@ var navFiles = []string{"docs.json", "mint.json"}
 // fail the build; warnings (unclosed frontmatter, a missing #anchor) build
 // but read wrong. Agreement with Mintlify's own validators is measured on
 // the corpus in testdata/mintlify.
-func Check(dir string, changes []workspace.Change) []Problem {
+//
+// Every file is read through root, the checkout as the agent's tools open
+// it: a symbolic link that leads outside the checkout is not followed, and a
+// page or configuration file that is one is reported as such.
+func Check(root *os.Root, changes []workspace.Change) []Problem {
+	r := newRepo(root)
 	var problems []Problem
 	pagesChanged := false
 	changedNav := map[string]bool{}
@@ -53,25 +59,29 @@ func Check(dir string, changes []workspace.Change) []Problem {
 		if !isPage(ch.Path) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ch.Path)))
-		if err != nil {
-			continue // a symlink or the like; the tools never write those
+		data, err := r.read(ch.Path)
+		if errors.Is(err, errLinkOutside) {
+			problems = append(problems, problemf(ch.Path, "%v", err))
+			continue
 		}
-		problems = append(problems, checkPage(dir, ch.Path, data)...)
+		if err != nil {
+			continue // a folder, or a file gone since the run listed it: nothing to check
+		}
+		problems = append(problems, checkPage(r, ch.Path, data)...)
 	}
-	for _, nav := range findNavFiles(dir) {
+	for _, nav := range findNavFiles(r) {
 		if changedNav[nav] || pagesChanged {
-			problems = append(problems, checkConfig(dir, nav)...)
+			problems = append(problems, checkConfig(r, nav)...)
 		}
 	}
 	if len(deleted) > 0 {
-		problems = append(problems, checkLinksTo(dir, deleted)...)
+		problems = append(problems, checkLinksTo(r, deleted)...)
 	}
 	return problems
 }
 
 // checkPage runs every check of one page: frontmatter, MDX, links.
-func checkPage(dir, p string, data []byte) []Problem {
+func checkPage(r *repo, p string, data []byte) []Problem {
 	problems, body := checkFrontmatter(p, data)
 	doc := parseMDX(data, body)
 	syntax := checkMDX(p, doc)
@@ -79,8 +89,8 @@ func checkPage(dir, p string, data []byte) []Problem {
 	if len(syntax) > 0 {
 		return problems // links cannot be read reliably from a page that does not compile
 	}
-	problems = append(problems, checkImports(dir, p, doc)...)
-	problems = append(problems, checkLinks(dir, p, doc)...)
+	problems = append(problems, checkImports(r, p, doc)...)
+	problems = append(problems, checkLinks(r, p, doc)...)
 	return problems
 }
 
@@ -99,18 +109,18 @@ func isNavFile(p string) bool {
 }
 
 // findNavFiles finds docs.json/mint.json at the root or one level down
-// (a docs/ folder in a product repository).
-func findNavFiles(dir string) []string {
+// (a docs/ folder in a product repository). One that is a symbolic link is
+// found too, so that checkConfig can say it will not follow it.
+func findNavFiles(r *repo) []string {
 	var found []string
 	for _, n := range navFiles {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+		if r.present(n) {
 			found = append(found, n)
 		}
-		matches, _ := filepath.Glob(filepath.Join(dir, "*", n))
-		for _, m := range matches {
-			rel, _ := filepath.Rel(dir, m)
-			found = append(found, filepath.ToSlash(rel))
-		}
+		// The pattern is a constant, so fs.Glob cannot fail; folders that are
+		// links leading outside are not listed by os.Root's FS.
+		matches, _ := fs.Glob(r.root.FS(), "*/"+n)
+		found = append(found, matches...)
 	}
 	sort.Strings(found)
 	return found
@@ -118,9 +128,9 @@ func findNavFiles(dir string) []string {
 
 // docsRoot is the folder of the configuration file that serves page p:
 // Mintlify resolves root-relative and bare links from there.
-func docsRoot(dir, p string) string {
+func docsRoot(r *repo, p string) string {
 	best := ""
-	for _, nav := range findNavFiles(dir) {
+	for _, nav := range findNavFiles(r) {
 		base := path.Dir(nav)
 		if base == "." {
 			base = ""

@@ -1,6 +1,7 @@
 package doccheck
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -18,6 +19,17 @@ func writeFiles(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	testenv.WriteFiles(t, dir, files)
 	return dir
+}
+
+// checkDir runs Check on the checkout in dir, opened as the agent opens it.
+func checkDir(t *testing.T, dir string, changes []workspace.Change) []Problem {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	return Check(root, changes)
 }
 
 func TestCheck(t *testing.T) {
@@ -66,7 +78,7 @@ func TestCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := writeFiles(t, tc.files)
 			var got []string
-			for _, p := range Check(dir, tc.changes) {
+			for _, p := range checkDir(t, dir, tc.changes) {
 				got = append(got, p.Severity+" "+p.String())
 			}
 			if len(got) != len(tc.want) {

@@ -1,10 +1,9 @@
 package doccheck
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -37,7 +36,7 @@ var navDivisions = [][2]string{
 
 // configCheck collects the problems of one configuration file.
 type configCheck struct {
-	dir      string // the checkout
+	repo     *repo  // the checkout
 	file     string // the file, relative to the checkout
 	data     []byte
 	problems []Problem
@@ -54,12 +53,15 @@ func (c *configCheck) at(v *jsonValue, format string, args ...any) {
 // checkConfig checks a docs.json or mint.json: that it parses, that it has
 // the fields Mintlify requires with the types it accepts, and that every
 // page its navigation names exists.
-func checkConfig(dir, file string) []Problem {
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file)))
+func checkConfig(r *repo, file string) []Problem {
+	data, err := r.read(file)
+	if errors.Is(err, errLinkOutside) {
+		return []Problem{problemf(file, "%v", err)}
+	}
 	if err != nil {
 		return []Problem{problemf(file, "cannot be read: %v", err)}
 	}
-	c := &configCheck{dir: dir, file: file, data: data}
+	c := &configCheck{repo: r, file: file, data: data}
 	root, off, err := parseJSONPos(data)
 	if err != nil {
 		line, col := lineCol(data, off)
@@ -371,14 +373,21 @@ func (c *configCheck) checkPageEntry(entry *jsonValue, hasSpec bool) {
 		c.at(entry, "navigation names page %q, which is outside the repository", pg)
 		return
 	}
-	if !fileExists(c.dir, candidate+".mdx") && !fileExists(c.dir, candidate+".md") {
-		c.at(entry, "navigation names page %q, but no %s.mdx or %s.md exists", pg, pg, pg)
+	link := ""
+	for _, file := range []string{candidate + ".mdx", candidate + ".md"} {
+		found, err := c.repo.isFile(file)
+		if found {
+			return
+		}
+		if errors.Is(err, errLinkOutside) && link == "" {
+			link = file
+		}
 	}
-}
-
-func fileExists(dir, rel string) bool {
-	st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(rel)))
-	return err == nil && !st.IsDir()
+	if link != "" {
+		c.at(entry, "navigation names page %q, but %s %v", pg, link, errLinkOutside)
+		return
+	}
+	c.at(entry, "navigation names page %q, but no %s.mdx or %s.md exists", pg, pg, pg)
 }
 
 func contains(list []string, s string) bool {

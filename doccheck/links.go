@@ -1,12 +1,11 @@
 package doccheck
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode"
@@ -98,9 +97,9 @@ func (d *mdxDoc) problemAt(p string, off int, severity, format string, args ...a
 	return Problem{Path: p, Line: line, Column: col, Severity: severity, Message: fmt.Sprintf(format, args...)}
 }
 
-func checkLinks(dir, p string, d *mdxDoc) []Problem {
-	root := docsRoot(dir, p)
-	redirects := redirectSources(dir, root)
+func checkLinks(r *repo, p string, d *mdxDoc) []Problem {
+	root := docsRoot(r, p)
+	redirects := redirectSources(r, root)
 	var problems []Problem
 	seen := map[string]bool{}
 	for _, l := range d.links() {
@@ -123,7 +122,11 @@ func checkLinks(dir, p string, d *mdxDoc) []Problem {
 			problems = append(problems, d.problemAt(p, l.off, SeverityError, "link %q points outside the docs", l.target))
 			continue
 		}
-		file, found := findTarget(dir, candidate)
+		file, found, err := findTarget(r, candidate)
+		if errors.Is(err, errLinkOutside) {
+			problems = append(problems, d.problemAt(p, l.off, SeverityError, "link %q points at %s, which %v", l.target, file, err))
+			continue
+		}
 		if !found && !redirects.match("/"+strings.TrimPrefix(strings.TrimPrefix(candidate, root), "/")) {
 			if l.unchecked {
 				problems = append(problems, d.problemAt(p, l.off, SeverityWarning, "link %q points at a page that does not exist (the build does not check links written this way, but readers will find it broken)", l.target))
@@ -133,7 +136,7 @@ func checkLinks(dir, p string, d *mdxDoc) []Problem {
 			continue
 		}
 		if fragment != "" && found && isPage(file) {
-			if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(file))); err == nil {
+			if data, err := r.read(file); err == nil {
 				_, body := checkFrontmatter(file, data)
 				if !hasAnchor(parseMDX(data, body), fragment) {
 					problems = append(problems, d.problemAt(p, l.off, SeverityWarning, "link %q: %s has no heading #%s", l.target, file, fragment))
@@ -184,29 +187,39 @@ func resolveLink(root, p, target string) (string, bool) {
 }
 
 // findTarget finds the file a resolved link names: the file itself, the
-// page with .mdx or .md added, or a folder's index page.
-func findTarget(dir, candidate string) (string, bool) {
+// page with .mdx or .md added, or a folder's index page. When none is a
+// file but one is a symbolic link leading outside, that one is returned
+// with errLinkOutside.
+func findTarget(r *repo, candidate string) (string, bool, error) {
 	candidate = strings.TrimSuffix(candidate, "/")
 	if candidate == "" || candidate == "." {
 		candidate = "index"
 	}
+	link := ""
 	for _, c := range []string{candidate, candidate + ".mdx", candidate + ".md", candidate + "/index.mdx", candidate + "/index.md"} {
-		if fileExists(dir, c) {
-			return c, true
+		found, err := r.isFile(c)
+		if found {
+			return c, true, nil
+		}
+		if errors.Is(err, errLinkOutside) && link == "" {
+			link = c
 		}
 	}
-	return "", false
+	if link != "" {
+		return link, false, errLinkOutside
+	}
+	return "", false, nil
 }
 
 // redirectList is the "source" paths of a configuration's redirects.
 type redirectList []string
 
-func redirectSources(dir, root string) redirectList {
+func redirectSources(r *repo, root string) redirectList {
 	var list redirectList
 	for _, nav := range navFiles {
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(path.Join(root, nav))))
+		data, err := r.read(path.Join(root, nav))
 		if err != nil {
-			continue
+			continue // none, or a link checkConfig reports
 		}
 		v, _, err := parseJSONPos(data)
 		if err != nil {
@@ -306,8 +319,8 @@ func slugify(s string) string {
 var importFrom = regexp.MustCompile(`(?m)(?:\bfrom|^import)\s*['"]([^'"\n]+)['"]`)
 
 // checkImports checks that every snippet a page imports exists.
-func checkImports(dir, p string, d *mdxDoc) []Problem {
-	root := docsRoot(dir, p)
+func checkImports(r *repo, p string, d *mdxDoc) []Problem {
+	root := docsRoot(r, p)
 	var problems []Problem
 	for _, b := range d.esm {
 		block := d.src[b.start:b.end]
@@ -317,7 +330,13 @@ func checkImports(dir, p string, d *mdxDoc) []Problem {
 				continue // a package, which Mintlify provides or refuses
 			}
 			candidate, inside := resolveLink(root, p, spec)
-			if !inside || !fileExists(dir, candidate) {
+			if !inside {
+				problems = append(problems, d.problemAt(p, b.start+m[2], SeverityError, "imports %q, which does not exist", spec))
+				continue
+			}
+			if found, err := r.isFile(candidate); errors.Is(err, errLinkOutside) {
+				problems = append(problems, d.problemAt(p, b.start+m[2], SeverityError, "imports %q, which %v", spec, err))
+			} else if !found {
 				problems = append(problems, d.problemAt(p, b.start+m[2], SeverityError, "imports %q, which does not exist", spec))
 			}
 		}
@@ -327,37 +346,38 @@ func checkImports(dir, p string, d *mdxDoc) []Problem {
 
 // checkLinksTo finds links, in every page of the checkout, to pages that
 // were deleted: they break the build though the linking page is unchanged.
-func checkLinksTo(dir string, deleted []string) []Problem {
+func checkLinksTo(r *repo, deleted []string) []Problem {
 	gone := map[string]bool{}
 	for _, p := range deleted {
 		gone[strings.TrimSuffix(strings.TrimSuffix(p, ".mdx"), ".md")] = true
 	}
 	var problems []Problem
-	_ = filepath.WalkDir(dir, func(full string, e fs.DirEntry, err error) error {
+	// The callback never returns an error, so neither does the walk. Folders
+	// that are symbolic links are not entered (fs.WalkDir does not follow
+	// them), and a page that is a link leading outside is not read.
+	_ = fs.WalkDir(r.root.FS(), ".", func(rel string, e fs.DirEntry, err error) error {
 		if err != nil {
-			return nil
+			return nil // an unreadable folder: its pages cannot be checked
 		}
 		if e.IsDir() {
 			if name := e.Name(); name != "." && (strings.HasPrefix(name, ".") || name == "node_modules") {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, full)
-		rel = filepath.ToSlash(rel)
 		if !isPage(rel) {
 			return nil
 		}
-		data, err := os.ReadFile(full)
+		data, err := r.read(rel)
 		if err != nil {
-			return nil
+			return nil // a link leading outside, or gone: nothing of it to check
 		}
 		_, body := checkFrontmatter(rel, data)
 		d := parseMDX(data, body)
 		if len(checkMDX(rel, d)) > 0 {
 			return nil
 		}
-		root := docsRoot(dir, rel)
+		root := docsRoot(r, rel)
 		for _, l := range d.links() {
 			target, _, ok := internalTarget(l.target)
 			if !ok || target == "" {
@@ -368,7 +388,7 @@ func checkLinksTo(dir string, deleted []string) []Problem {
 				continue
 			}
 			if gone[strings.TrimSuffix(candidate, "/")] {
-				if _, found := findTarget(dir, candidate); !found {
+				if _, found, _ := findTarget(r, candidate); !found {
 					problems = append(problems, d.problemAt(rel, l.off, SeverityError, "link %q points at a page this change deletes", l.target))
 				}
 			}

@@ -178,7 +178,7 @@ func TestMintlifyAgreement(t *testing.T) {
 	for _, c := range cases {
 		v := c.verdict(t)
 		dir := c.materialize(t)
-		problems := Check(dir, c.changes)
+		problems := checkDir(t, dir, c.changes)
 		folioPass := !HasErrors(problems)
 		class := c.header["class"]
 		if byClass[class] == nil {
