@@ -23,12 +23,13 @@ type Agents struct {
 	HasMore bool       `json:"hasMore"`
 }
 
-// Agents counts, per agent or crawler named for a view (every class but
-// human; "Markdown reader" for a Markdown read by an unnamed client), its
-// views and distinct visitors in the range, narrowed to one page by path
-// when it is not "". Rows are by visitors, then views, descending, then by
-// name. It is counted in SQL over the stored views: the index does not
-// carry agents yet.
+// Agents counts, per agent or crawler (every view of a class but human
+// is in a row: "Markdown reader" for a Markdown read by an unnamed client,
+// UnnamedAgent's row for any other view no list names), its views and
+// distinct visitors in the range, narrowed to one page by path when it is
+// not "". Rows are by visitors, then views, descending, then by name. It
+// is counted in SQL over the stored views: the index does not carry
+// agents yet.
 func (s *Service) Agents(ctx context.Context, projectID string, q Query, path string) (Agents, error) {
 	out := Agents{Agents: []AgentRow{}}
 	st, err := s.site(ctx, projectID, false)
@@ -42,15 +43,40 @@ func (s *Service) Agents(ctx context.Context, projectID string, q Query, path st
 	}
 	rows := make([]AgentRow, 0, len(counts))
 	for _, c := range counts {
-		r := AgentRow{Name: c.Agent.Name, Class: Class(c.Class).String(), Views: c.Views, Visitors: c.Visitors}
-		if c.Agent.Operator != "" {
-			op := c.Agent.Operator
-			r.Operator = &op
-		}
-		rows = append(rows, r)
+		rows = append(rows, agentRow(Agent(c.Agent), Class(c.Class), c.Views, c.Visitors))
 	}
 	out.Agents, out.HasMore = page(rows, q, compareAgentRows)
 	return out, nil
+}
+
+// agentRow is an agent's row; a view no agent is named for is in its
+// class's UnnamedAgent row.
+func agentRow(a Agent, c Class, views, visitors int) AgentRow {
+	if a == (Agent{}) {
+		a = UnnamedAgent(c)
+	}
+	r := AgentRow{Name: a.Name, Class: c.String(), Views: views, Visitors: visitors}
+	if a.Operator != "" {
+		r.Operator = &a.Operator
+	}
+	return r
+}
+
+// UnnamedAgent is the agents export's row for the views of class c that
+// no agent is named for: a bot no list names ("Unnamed bot": curl, a
+// crawler known by a generic rule), or, for the other classes, views stored
+// before Folio kept agents. The contract lists every class but human, so
+// they are counted, never dropped; their operator is null.
+func UnnamedAgent(c Class) Agent {
+	switch c {
+	case AI:
+		return Agent{Name: "Unnamed AI agent"}
+	case AISearch:
+		return Agent{Name: "Unnamed AI search crawler"}
+	case AITraining:
+		return Agent{Name: "Unnamed AI training crawler"}
+	}
+	return Agent{Name: "Unnamed bot"}
 }
 
 // compareAgentRows is the export's order: visitors, then views,

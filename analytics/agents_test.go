@@ -11,7 +11,8 @@ import (
 )
 
 // The agents export agrees with a brute-force count over generated traffic
-// (several AI agents, crawlers, bots, Markdown reads): each stored view's
+// (several AI agents, crawlers, bots named and not, Markdown reads): each
+// view of a class but human is in a row, and each stored view's
 // agent is what the classifier names for the event that made it, and the
 // export's views and distinct visitors per agent are counted from those,
 // on day, week and month ranges, instants inside a day and one page.
@@ -65,7 +66,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		views[i].agent = agent
 		named[agent.Name] = true
 	}
-	for _, want := range []string{"ChatGPT-User", "Claude-User", "GPTBot", "Markdown reader"} {
+	for _, want := range []string{"ChatGPT-User", "Claude-User", "GPTBot", "Markdown reader", ""} {
 		if !named[want] {
 			t.Fatalf("no view by %s in generated traffic (agents %v); the test would prove little", want, named)
 		}
@@ -79,7 +80,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		views2 := map[key]int{}
 		visitors := map[key]map[int64]bool{}
 		for _, v := range views {
-			if v.agent == (Agent{}) || v.At < from || v.At >= to || path != "" && v.path != path {
+			if v.Class == uint8(Human) || v.At < from || v.At >= to || path != "" && v.path != path {
 				continue
 			}
 			k := key{v.agent, v.Class}
@@ -91,10 +92,13 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		}
 		rows := []AgentRow{}
 		for k, n := range views2 {
-			r := AgentRow{Name: k.a.Name, Class: Class(k.c).String(), Views: n, Visitors: len(visitors[k])}
-			if k.a.Operator != "" {
-				op := k.a.Operator
-				r.Operator = &op
+			a := k.a
+			if a == (Agent{}) {
+				a = UnnamedAgent(Class(k.c))
+			}
+			r := AgentRow{Name: a.Name, Class: Class(k.c).String(), Views: n, Visitors: len(visitors[k])}
+			if a.Operator != "" {
+				r.Operator = &a.Operator
 			}
 			rows = append(rows, r)
 		}

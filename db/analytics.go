@@ -595,14 +595,15 @@ type AgentCount struct {
 }
 
 // AnalyticsAgentCounts counts a site's views at from <= at < to by agent
-// and class, and the distinct visitors among them: every named agent's
-// views (a view no agent is named for is left out). A path other than ""
-// narrows the count to that page's views.
+// and class, and the distinct visitors among them: every view of a class
+// but human (0), a view no agent is named for (agent_id 0) under the
+// zero ViewAgent. A path other than "" narrows the count to that page's
+// views.
 func (d *DB) AnalyticsAgentCounts(ctx context.Context, siteID, from, to int64, path string) ([]AgentCount, error) {
 	q := `/* DB.AnalyticsAgentCounts */
-		SELECT a.name, a.operator, v.class, count(*), count(DISTINCT v.visitor_id)
-		FROM analytics_views v JOIN analytics_agents a ON a.id = v.agent_id
-		WHERE v.site_id = ? AND v.agent_id != 0 AND v.at >= ? AND v.at < ?`
+		SELECT coalesce(a.name, ''), coalesce(a.operator, ''), v.class, count(*), count(DISTINCT v.visitor_id)
+		FROM analytics_views v LEFT JOIN analytics_agents a ON a.id = v.agent_id
+		WHERE v.site_id = ? AND v.class != 0 AND v.at >= ? AND v.at < ?`
 	args := []any{siteID, from, to}
 	if path != "" {
 		q += ` AND v.path_id = (SELECT id FROM analytics_paths WHERE site_id = ? AND path = ?)`

@@ -11,7 +11,9 @@ import (
 )
 
 // Each view keeps its agent: the agents' dictionary is shared by batches
-// and by caches (another process), and the counts by agent are exact.
+// and by caches (another process), and the counts by agent are exact; a
+// view of a class but human that no agent is named for counts under the
+// zero agent, a person's view nowhere.
 func TestAnalyticsAgentCounts(t *testing.T) {
 	ctx := context.Background()
 	d := testenv.NewDB(t)
@@ -31,9 +33,11 @@ func TestAnalyticsAgentCounts(t *testing.T) {
 		{At: 1002, Path: "/b", VisitorID: 2, Class: 1, Agent: chatgpt},
 		{At: 1003, Path: "/a", VisitorID: 3, Class: 0},
 		{At: 1004, Path: "/a.md", VisitorID: 3, Class: 1, Agent: md},
+		{At: 1005, Path: "/a", VisitorID: 5, Class: 4}, // a bot no list names
+		{At: 1006, Path: "/b", VisitorID: 5, Class: 4},
 	}
-	if n, err := d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), first); err != nil || n != 5 {
-		t.Fatalf("stored %d, %v; want 5", n, err)
+	if n, err := d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), first); err != nil || n != 7 {
+		t.Fatalf("stored %d, %v; want 7", n, err)
 	}
 	second := []db.NewPageView{{At: 2000, Path: "/b", VisitorID: 4, Class: 1, Agent: chatgpt}}
 	if n, err := d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), second); err != nil || n != 1 {
@@ -48,9 +52,9 @@ func TestAnalyticsAgentCounts(t *testing.T) {
 		path     string
 		want     []db.AgentCount
 	}{
-		{0, math.MaxInt64, "", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 4, Visitors: 3}, {Agent: md, Class: 1, Views: 1, Visitors: 1}}},
-		{0, 2000, "", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 3, Visitors: 2}, {Agent: md, Class: 1, Views: 1, Visitors: 1}}},
-		{0, math.MaxInt64, "/b", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 2, Visitors: 2}}},
+		{0, math.MaxInt64, "", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 4, Visitors: 3}, {Class: 4, Views: 2, Visitors: 1}, {Agent: md, Class: 1, Views: 1, Visitors: 1}}},
+		{0, 2000, "", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 3, Visitors: 2}, {Class: 4, Views: 2, Visitors: 1}, {Agent: md, Class: 1, Views: 1, Visitors: 1}}},
+		{0, math.MaxInt64, "/b", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 2, Visitors: 2}, {Class: 4, Views: 1, Visitors: 1}}},
 		{0, math.MaxInt64, "/nowhere", nil},
 		{1001, 1002, "", []db.AgentCount{{Agent: chatgpt, Class: 1, Views: 1, Visitors: 1}}},
 	} {

@@ -350,7 +350,7 @@ func TestAnalyticsEventsIdempotencyKey(t *testing.T) {
 }
 
 // The agents export through HTTP: a row per agent with its operator and
-// class, the order of the contract, path narrowing to one page, and the
+// class (a bot no list names in "Unnamed bot"), the order of the contract, path narrowing to one page, and the
 // exports' parameter rules.
 func TestAnalyticsAgentsExport(t *testing.T) {
 	s := newAnalyticsServer(t, "")
@@ -362,6 +362,7 @@ func TestAnalyticsAgentsExport(t *testing.T) {
 		event("/docs/b", "2026-02-01T11:40:00Z", claude, "192.0.2.5"),
 		event("/docs/a", "2026-02-01T12:00:00Z", "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "192.0.2.3"),
 		event("/docs/a.md", "2026-02-01T13:00:00Z", "curl/8.4.0", "192.0.2.4"),
+		event("/docs/a", "2026-02-01T14:00:00Z", "curl/8.4.0", "192.0.2.4"), // a bot no list names
 		event("/docs/b", "2026-02-02T13:00:00Z", claude, "192.0.2.6"),
 	}
 	if code, out := s.api(t, "POST", "/events", eventsBody(events...)); code != 200 || out["accepted"] != float64(len(events)) {
@@ -369,7 +370,7 @@ func TestAnalyticsAgentsExport(t *testing.T) {
 	}
 	for _, tc := range []struct{ query, want string }{
 		{"?dateFrom=2026-02-01&dateTo=2026-02-02",
-			`map[agents:[map[class:ai name:Claude-User operator:Anthropic views:3 visitors:2] map[class:bots name:Googlebot operator:Google views:1 visitors:1] map[class:ai name:Markdown reader operator:<nil> views:1 visitors:1]] hasMore:false]`},
+			`map[agents:[map[class:ai name:Claude-User operator:Anthropic views:3 visitors:2] map[class:bots name:Googlebot operator:Google views:1 visitors:1] map[class:ai name:Markdown reader operator:<nil> views:1 visitors:1] map[class:bots name:Unnamed bot operator:<nil> views:1 visitors:1]] hasMore:false]`},
 		{"?dateFrom=2026-02-01&dateTo=2026-02-02&limit=1&offset=1",
 			`map[agents:[map[class:bots name:Googlebot operator:Google views:1 visitors:1]] hasMore:true]`},
 		{"?path=/docs/b",

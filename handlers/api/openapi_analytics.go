@@ -42,7 +42,7 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	visitors["parameters"] = rangeParams
 	views := operation("getPageViews", "Page views, site-wide and per page, split human, ai, aiSearch, aiTraining, bots; total is human + ai (as Mintlify's export defines it), the crawler classes are beside it, not in it."+unknown, 200, ref("ViewsExport"), errs...)
 	views["parameters"] = rangeParams
-	agents := operation("getAgents", "Who reads the docs besides people: per agent or crawler named for a view in the range (every class but human; a Markdown read by an unnamed client is \"Markdown reader\" with a null operator), its views and exact distinct visitors, by visitors then views descending, then name."+unknown, 200, ref("AgentsExport"), errs...)
+	agents := operation("getAgents", "Who reads the docs besides people: per agent or crawler named for a view in the range (every class but human; a Markdown read by an unnamed client is \"Markdown reader\" and any other view no list names \"Unnamed bot\", each with a null operator), its views and exact distinct visitors, by visitors then views descending, then name."+unknown, 200, ref("AgentsExport"), errs...)
 	agents["parameters"] = append(slices.Clone(rangeParams), queryParam("path", "One page only (exact match).", str))
 	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing. With an Idempotency-Key, a batch retried after a lost answer is stored once.", 200,
 		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
