@@ -7,7 +7,7 @@
 //
 //	go run ./analytics/internal/refreshdata -src /path/to/data
 //	go run ./analytics/internal/refreshdata -ai-robots REV -crawlers REV -uap REV \
-//	    -device-detector VERSION -isbot VERSION -user-agents VERSION
+//	    -referrers REV -device-detector VERSION -isbot VERSION -user-agents VERSION
 //
 // With -src, a source the folder does not have is left as it is (and
 // said so), and the GitHub commits are not needed; the npm versions, when
@@ -36,8 +36,13 @@ import (
 	"time"
 )
 
+// upstream is data in a GitHub repository: files (the first is the data
+// a -src folder must have), each fetched at commit rev.
 type upstream struct {
-	repo, file, dir, out, rev string
+	repo     string
+	files    []string
+	dir, out string
+	rev      string
 }
 
 // npmSource is data shipped in an npm package: file is its path in the
@@ -56,6 +61,7 @@ func main() {
 	deviceDetector := flag.String("device-detector", "", "npm node-device-detector version (matomo device-detector's regexes/bots.yml, as JSON)")
 	isbot := flag.String("isbot", "", "npm isbot version (its src/patterns.json)")
 	userAgents := flag.String("user-agents", "", "npm user-agents version (a test corpus of real browsers with weights)")
+	referrers := flag.String("referrers", "", "matomo-org/searchengine-and-social-list commit (AI assistants, social networks, search engines)")
 	dest := flag.String("dest", "analytics", "the analytics package folder")
 	flag.Parse()
 	if *src == "find" {
@@ -66,9 +72,12 @@ func main() {
 		*src = dir
 	}
 	files := []upstream{
-		{"ai-robots-txt/ai.robots.txt", "robots.json", "ai-robots-txt", "data/ai-robots-txt", *aiRobots},
-		{"monperrus/crawler-user-agents", "crawler-user-agents.json", "crawler-user-agents", "data/crawler-user-agents", *crawlers},
-		{"ua-parser/uap-core", "tests/test_ua.yaml", "uap-core", "testdata/uap-core", *uap},
+		{"ai-robots-txt/ai.robots.txt", []string{"robots.json", "LICENSE"}, "ai-robots-txt", "data/ai-robots-txt", *aiRobots},
+		{"monperrus/crawler-user-agents", []string{"crawler-user-agents.json", "LICENSE"}, "crawler-user-agents", "data/crawler-user-agents", *crawlers},
+		{"ua-parser/uap-core", []string{"tests/test_ua.yaml", "LICENSE"}, "uap-core", "testdata/uap-core", *uap},
+		// No licence file: composer.json declares the Unlicense.
+		{"matomo-org/searchengine-and-social-list", []string{"AIAssistants.yml", "SearchEngines.yml", "Socials.yml", "composer.json"},
+			"searchengine-and-social-list", "data/searchengine-and-social-list", *referrers},
 	}
 	packages := []npmSource{
 		{pkg: "node-device-detector", version: *deviceDetector, file: "package/regexes/bots.js",
@@ -81,15 +90,18 @@ func main() {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	for _, u := range files {
-		for _, name := range []string{u.file, "LICENSE"} {
+		if *src != "" {
+			if _, err := os.Stat(filepath.Join(*src, u.dir, filepath.Base(u.files[0]))); errors.Is(err, fs.ErrNotExist) {
+				fmt.Printf("refreshdata: %s has no %s/%s; %s kept as it is\n", *src, u.dir, filepath.Base(u.files[0]), u.out)
+				continue
+			}
+		}
+		for _, name := range u.files {
 			var body []byte
 			var err error
 			switch {
 			case *src != "":
 				body, err = os.ReadFile(filepath.Join(*src, u.dir, filepath.Base(name)))
-				if errors.Is(err, fs.ErrNotExist) && name == u.file {
-					fmt.Printf("refreshdata: %s has no %s/%s; %s kept as it is\n", *src, u.dir, filepath.Base(name), u.out)
-				}
 			case u.rev == "":
 				err = fmt.Errorf("no commit given for %s (or pass -src)", u.repo)
 			default:
