@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,17 +9,14 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
 // Limits that keep one tool call from flooding the model's context or the disk.
 const (
-	maxReadBytes    = 200 << 10
 	maxWriteBytes   = 1 << 20
 	maxListEntries  = 1000
-	maxSearchHits   = 100
-	maxSearchFile   = 1 << 20
-	maxSearchLine   = 240
 	maxToolArgBytes = 2 << 20
 )
 
@@ -36,19 +31,119 @@ type toolSpec struct {
 
 func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 
-var toolSpecs = []toolSpec{
-	{"list_files", "List the repository's files (recursively) under a directory. Paths are relative to the repository root.",
-		map[string]any{"path": str("Directory to list; empty or omitted for the repository root.")}, nil},
-	{"read_file", "Read a text file of the repository.",
-		map[string]any{"path": str("File path relative to the repository root.")}, []string{"path"}},
-	{"search_files", "Search every text file for a string (case-insensitive). Returns path:line: text for each match.",
-		map[string]any{"query": str("Text to look for.")}, []string{"query"}},
-	{"write_file", "Create a file or replace its whole content. Parent directories are created.",
-		map[string]any{"path": str("File path relative to the repository root."), "content": str("The complete new content.")}, []string{"path", "content"}},
-	{"edit_file", "Replace one exact occurrence of old_string with new_string in a file. old_string must occur exactly once; include surrounding lines to make it unique.",
-		map[string]any{"path": str("File path relative to the repository root."), "old_string": str("Exact text to replace."), "new_string": str("Replacement text.")}, []string{"path", "old_string", "new_string"}},
-	{"delete_file", "Delete a file of the repository.",
-		map[string]any{"path": str("File path relative to the repository root.")}, []string{"path"}},
+// tool is one tool the model may call: what it does, its arguments, and
+// the method that runs it.
+type tool struct {
+	name, desc string
+	params     []param
+	run        func(c *checkout, a args) (string, error)
+}
+
+const pathDesc = "File path relative to the repository root."
+
+// tools are the model's hands on the checkout, in the order it is told of them.
+var tools = []*tool{
+	{name: "list_files", desc: "List the repository's files (recursively) under a directory. Paths are relative to the repository root.",
+		params: []param{{name: "path", kind: kindString, desc: "Directory to list; empty or omitted for the repository root."}},
+		run:    (*checkout).listFiles},
+	{name: "read_file", desc: readFileDesc,
+		params: []param{
+			{name: "path", kind: kindString, desc: pathDesc, required: true},
+			{name: "offset", kind: kindInteger, desc: "The first line to show, counting from 1; omit to start at the top."},
+			{name: "limit", kind: kindInteger, desc: fmt.Sprintf("How many lines to show; omit for as many as fit (at most %d).", maxReadLines)},
+		},
+		run: (*checkout).readFile},
+	{name: "search_files", desc: "Search every text file for a string (case-insensitive). Returns path:line: text for each match.",
+		params: []param{{name: "query", kind: kindString, desc: "Text to look for.", required: true}},
+		run:    (*checkout).searchFiles},
+	{name: "write_file", desc: "Create a file or replace its whole content. Parent directories are created.",
+		params: []param{
+			{name: "path", kind: kindString, desc: pathDesc, required: true},
+			{name: "content", kind: kindString, desc: "The complete new content.", required: true},
+		},
+		run: (*checkout).writeFile},
+	{name: "edit_file", desc: "Replace one exact occurrence of old_string with new_string in a file. old_string must occur exactly once; include surrounding lines to make it unique.",
+		params: []param{
+			{name: "path", kind: kindString, desc: pathDesc, required: true},
+			{name: "old_string", kind: kindString, desc: "Exact text to replace.", required: true},
+			{name: "new_string", kind: kindString, desc: "Replacement text.", required: true},
+		},
+		run: (*checkout).editFile},
+	{name: "delete_file", desc: "Delete a file of the repository.",
+		params: []param{{name: "path", kind: kindString, desc: pathDesc, required: true}},
+		run:    (*checkout).deleteFile},
+}
+
+// toolSpecs are the tools as the providers describe them to the model.
+var toolSpecs = func() []toolSpec {
+	var specs []toolSpec
+	for _, t := range tools {
+		s := toolSpec{Name: t.name, Description: t.desc, Properties: map[string]any{}}
+		for _, p := range t.params {
+			s.Properties[p.name] = map[string]any{"type": p.kind, "description": p.desc}
+			if p.required {
+				s.Required = append(s.Required, p.name)
+			}
+		}
+		specs = append(specs, s)
+	}
+	return specs
+}()
+
+func toolNamed(name string) *tool {
+	for _, t := range tools {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (t *tool) param(name string) *param {
+	for i := range t.params {
+		if t.params[i].name == name {
+			return &t.params[i]
+		}
+	}
+	return nil
+}
+
+// paramList names the tool's arguments: "path, offset and limit".
+func (t *tool) paramList() string {
+	var names []string
+	for _, p := range t.params {
+		names = append(names, strconv.Quote(p.name))
+	}
+	return andList(names)
+}
+
+// exampleValues are what a tool's example call fills its arguments with.
+var exampleValues = map[string]string{"path": `"guides/quickstart.mdx"`, "query": `"api key"`}
+
+// example is a well-formed call of the tool, with its required arguments.
+func (t *tool) example() string {
+	var parts []string
+	for _, p := range t.params {
+		if !p.required {
+			continue
+		}
+		v, ok := exampleValues[p.name]
+		if !ok {
+			v = `"…"`
+		}
+		parts = append(parts, strconv.Quote(p.name)+": "+v)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func andList(items []string) string {
+	switch len(items) {
+	case 0:
+		return "none"
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // toolError is a refusal or failure the model is told about and can recover from.
@@ -141,80 +236,19 @@ func isGitPath(rel string) bool {
 // call runs one tool. A *toolError goes back to the model as the result;
 // any other error stops the run.
 func (c *checkout) call(name string, raw json.RawMessage) (string, error) {
-	if len(raw) > maxToolArgBytes {
-		return "", toolErrorf("arguments are too large (%d bytes; at most %d)", len(raw), maxToolArgBytes)
+	t := toolNamed(name)
+	if t == nil {
+		var names []string
+		for _, t := range tools {
+			names = append(names, t.name)
+		}
+		return "", toolErrorf("there is no tool %q; the tools are %s", name, andList(names))
 	}
-	var args struct {
-		Path      *string `json:"path"`
-		Query     *string `json:"query"`
-		Content   *string `json:"content"`
-		OldString *string `json:"old_string"`
-		NewString *string `json:"new_string"`
+	a, err := parseArgs(t, raw)
+	if err != nil {
+		return "", err
 	}
-	if len(bytes.TrimSpace(raw)) > 0 {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return "", toolErrorf("arguments are not a valid JSON object: %v", err)
-		}
-	}
-	need := func(v *string, field string) (string, error) {
-		if v == nil {
-			return "", toolErrorf("argument %q is required", field)
-		}
-		return *v, nil
-	}
-	opt := func(v *string) string {
-		if v == nil {
-			return ""
-		}
-		return *v
-	}
-	switch name {
-	case "list_files":
-		return c.listFiles(opt(args.Path))
-	case "read_file":
-		p, err := need(args.Path, "path")
-		if err != nil {
-			return "", err
-		}
-		return c.readFile(p)
-	case "search_files":
-		q, err := need(args.Query, "query")
-		if err != nil {
-			return "", err
-		}
-		return c.searchFiles(q)
-	case "write_file":
-		p, err := need(args.Path, "path")
-		if err != nil {
-			return "", err
-		}
-		content, err := need(args.Content, "content")
-		if err != nil {
-			return "", err
-		}
-		return c.writeFile(p, content)
-	case "edit_file":
-		p, err := need(args.Path, "path")
-		if err != nil {
-			return "", err
-		}
-		old, err := need(args.OldString, "old_string")
-		if err != nil {
-			return "", err
-		}
-		repl, err := need(args.NewString, "new_string")
-		if err != nil {
-			return "", err
-		}
-		return c.editFile(p, old, repl)
-	case "delete_file":
-		p, err := need(args.Path, "path")
-		if err != nil {
-			return "", err
-		}
-		return c.deleteFile(p)
-	}
-	return "", toolErrorf("there is no tool %q; the tools are list_files, read_file, search_files, write_file, edit_file and delete_file", name)
+	return t.run(c, a)
 }
 
 // fsError turns a file system error into something the model can act on.
@@ -232,8 +266,8 @@ func fsError(p string, err error) error {
 	return toolErrorf("%s: %v", p, err)
 }
 
-func (c *checkout) listFiles(p string) (string, error) {
-	rel, err := c.resolve(p, true)
+func (c *checkout) listFiles(a args) (string, error) {
+	rel, err := c.resolve(a.str("path"), true)
 	if err != nil {
 		return "", err
 	}
@@ -273,164 +307,4 @@ func (c *checkout) listFiles(p string) (string, error) {
 		out += fmt.Sprintf("\n… listing stopped at %d files; list a subdirectory to see more", maxListEntries)
 	}
 	return out, nil
-}
-
-func (c *checkout) readFile(p string) (string, error) {
-	rel, err := c.resolve(p, false)
-	if err != nil {
-		return "", err
-	}
-	f, err := c.root.Open(rel)
-	if err != nil {
-		return "", fsError(rel, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", fsError(rel, err)
-	}
-	if st.IsDir() {
-		return "", toolErrorf("%s is a directory; use list_files", rel)
-	}
-	buf := make([]byte, maxReadBytes+1)
-	n, _ := f.Read(buf)
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil || m == 0 {
-			break
-		}
-	}
-	data := buf[:n]
-	if bytes.IndexByte(data, 0) >= 0 {
-		return "", toolErrorf("%s is a binary file (%d bytes) and cannot be read as text", rel, st.Size())
-	}
-	if n > maxReadBytes {
-		return string(data[:maxReadBytes]) + fmt.Sprintf("\n… truncated: %s has %d bytes, only the first %d are shown", rel, st.Size(), maxReadBytes), nil
-	}
-	return string(data), nil
-}
-
-func (c *checkout) searchFiles(query string) (string, error) {
-	if strings.TrimSpace(query) == "" {
-		return "", toolErrorf("query is empty")
-	}
-	needle := []byte(strings.ToLower(query))
-	var hits []string
-	err := fs.WalkDir(c.root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if info, err := d.Info(); err != nil || info.Size() > maxSearchFile {
-			return nil
-		}
-		data, err := c.root.ReadFile(name)
-		if err != nil || bytes.IndexByte(data, 0) >= 0 || !bytes.Contains(bytes.ToLower(data), needle) {
-			return nil
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 64<<10), maxSearchFile)
-		for line := 1; sc.Scan(); line++ {
-			if !bytes.Contains(bytes.ToLower(sc.Bytes()), needle) {
-				continue
-			}
-			text := strings.TrimSpace(sc.Text())
-			if len(text) > maxSearchLine {
-				text = text[:maxSearchLine] + "…"
-			}
-			hits = append(hits, fmt.Sprintf("%s:%d: %s", name, line, text))
-			if len(hits) > maxSearchHits {
-				return fs.SkipAll
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return "", toolErrorf("search failed: %v", err)
-	}
-	if len(hits) == 0 {
-		return fmt.Sprintf("no matches for %q", query), nil
-	}
-	if len(hits) > maxSearchHits {
-		return strings.Join(hits[:maxSearchHits], "\n") + fmt.Sprintf("\n… more than %d matches; search for something more specific", maxSearchHits), nil
-	}
-	return strings.Join(hits, "\n"), nil
-}
-
-func (c *checkout) writeFile(p, content string) (string, error) {
-	rel, err := c.resolve(p, false)
-	if err != nil {
-		return "", err
-	}
-	if len(content) > maxWriteBytes {
-		return "", toolErrorf("content is %d bytes; a file may have at most %d", len(content), maxWriteBytes)
-	}
-	if st, err := c.root.Stat(rel); err == nil && st.IsDir() {
-		return "", toolErrorf("%s is a directory", rel)
-	}
-	if dir := path.Dir(rel); dir != "." {
-		if err := c.root.MkdirAll(dir, 0o755); err != nil {
-			return "", fsError(dir, err)
-		}
-	}
-	if err := c.root.WriteFile(rel, []byte(content), 0o644); err != nil {
-		return "", fsError(rel, err)
-	}
-	return fmt.Sprintf("wrote %s (%d bytes)", rel, len(content)), nil
-}
-
-func (c *checkout) editFile(p, old, repl string) (string, error) {
-	rel, err := c.resolve(p, false)
-	if err != nil {
-		return "", err
-	}
-	if old == "" {
-		return "", toolErrorf("old_string is empty; use write_file to create or replace a whole file")
-	}
-	data, err := c.root.ReadFile(rel)
-	if err != nil {
-		return "", fsError(rel, err)
-	}
-	switch n := strings.Count(string(data), old); n {
-	case 0:
-		return "", toolErrorf("old_string was not found in %s; read the file and copy the text exactly", rel)
-	case 1:
-	default:
-		return "", toolErrorf("old_string occurs %d times in %s; include more surrounding text so it occurs once", n, rel)
-	}
-	updated := strings.Replace(string(data), old, repl, 1)
-	if len(updated) > maxWriteBytes {
-		return "", toolErrorf("the edited file would be %d bytes; a file may have at most %d", len(updated), maxWriteBytes)
-	}
-	if err := c.root.WriteFile(rel, []byte(updated), 0o644); err != nil {
-		return "", fsError(rel, err)
-	}
-	return fmt.Sprintf("edited %s", rel), nil
-}
-
-func (c *checkout) deleteFile(p string) (string, error) {
-	rel, err := c.resolve(p, false)
-	if err != nil {
-		return "", err
-	}
-	st, err := c.root.Lstat(rel)
-	if err != nil {
-		return "", fsError(rel, err)
-	}
-	if st.IsDir() {
-		return "", toolErrorf("%s is a directory; delete its files one by one", rel)
-	}
-	if err := c.root.Remove(rel); err != nil {
-		return "", fsError(rel, err)
-	}
-	return fmt.Sprintf("deleted %s", rel), nil
 }

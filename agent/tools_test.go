@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,117 @@ func TestTools(t *testing.T) {
 	}
 	if out, err := c.call("read_file", json.RawMessage(`"not an object"`)); err == nil {
 		t.Errorf("malformed arguments accepted: %q", out)
+	}
+}
+
+// callJSON runs a tool with arguments given as JSON text.
+func callJSON(c *checkout, name, args string) (string, error) {
+	return c.call(name, json.RawMessage(args))
+}
+
+// read_file shows numbered lines, a window of them at a time, and says
+// what it left out and how to read on.
+func TestReadFileWindows(t *testing.T) {
+	c, _ := newTestCheckout(t)
+	var long strings.Builder
+	for i := 1; i <= 1000; i++ {
+		fmt.Fprintf(&long, "line %d\r\n", i)
+	}
+	wide := strings.Repeat(strings.Repeat("w", 900)+"\n", 100)
+	files := map[string]string{
+		"long.mdx":  long.String(),
+		"wide.mdx":  wide,
+		"empty.mdx": "",
+		"cut.mdx":   "short\n" + strings.Repeat("é", 3000) + "\n",
+		"bin.png":   "\x89PNG\x00\x00",
+		"nonl.mdx":  "one\ntwo",
+	}
+	for name, content := range files {
+		if err := c.root.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		args    string
+		want    []string // in this order
+		notWant []string
+		wantErr bool
+	}{
+		{args: `{"path":"docs/a.mdx"}`, want: []string{"     1\t---\n", "     4\thello world\n"}, notWant: []string{"showed"}},
+		{args: `{"path":"long.mdx"}`, want: []string{"     1\tline 1\n", "   400\tline 400\n", "… showed lines 1–400 of 1000; read on with offset 401"}, notWant: []string{"line 401", "\r"}},
+		{args: `{"path":"long.mdx","offset":990}`, want: []string{"   990\tline 990\n", "  1000\tline 1000\n", "… showed lines 990–1000 of 1000\n"}, notWant: []string{"line 989\n", "read on"}},
+		{args: `{"path":"long.mdx","offset":"10","limit":2}`, want: []string{"    10\tline 10\n    11\tline 11\n… showed lines 10–11 of 1000; read on with offset 12"}},
+		{args: `{"path":"long.mdx","offset":null,"limit":100000}`, want: []string{"… showed lines 1–400 of 1000; read on with offset 401"}},
+		{args: `{"path":"wide.mdx"}`, want: []string{"    36\t", "… showed lines 1–36 of 100 (one call shows at most 32 KB); read on with offset 37"}, notWant: []string{"    37\t"}},
+		{args: `{"path":"cut.mdx"}`, want: []string{"     1\tshort\n", "é… (line cut: it has 3000 characters)"}},
+		{args: `{"path":"nonl.mdx"}`, want: []string{"     1\tone\n     2\ttwo\n"}, notWant: []string{"showed"}},
+		{args: `{"path":"empty.mdx"}`, want: []string{"(empty.mdx is empty)"}},
+		{args: `{"path":"long.mdx","offset":1001}`, want: []string{"offset 1001 is past the end of long.mdx, which has 1000 lines"}, wantErr: true},
+		{args: `{"path":"long.mdx","offset":0}`, want: []string{"lines count from 1"}, wantErr: true},
+		{args: `{"path":"long.mdx","limit":0}`, want: []string{"limit 0 shows nothing"}, wantErr: true},
+		{args: `{"path":"bin.png"}`, want: []string{"binary file"}, wantErr: true},
+	}
+	for _, tc := range cases {
+		out, err := callJSON(c, "read_file", tc.args)
+		if err != nil {
+			out = err.Error()
+		}
+		if (err != nil) != tc.wantErr {
+			t.Errorf("read_file(%s) error = %v, want error %v", tc.args, err, tc.wantErr)
+			continue
+		}
+		rest := out
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("read_file(%s) lacks %q (in order):\n%s", tc.args, w, excerptText(out, 600))
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		for _, nw := range tc.notWant {
+			if strings.Contains(out, nw) {
+				t.Errorf("read_file(%s) shows %q", tc.args, nw)
+			}
+		}
+	}
+	if out, _ := callJSON(c, "read_file", `{"path":"wide.mdx"}`); len(out) > maxReadBytes+200 {
+		t.Errorf("read_file returned %d bytes, over its cap of %d", len(out), maxReadBytes)
+	}
+}
+
+// Arguments a model got wrong are refused in words it can act on, never
+// with Go's decoding errors.
+func TestToolArgumentErrors(t *testing.T) {
+	c, _ := newTestCheckout(t)
+	cases := []struct {
+		tool, args string
+		want       string
+	}{
+		{"read_file", `"{\"path\": \"docs/a.mdx\""`, `the arguments are not valid JSON (they end before the object is closed): {"path": "docs/a.mdx". Send one JSON object, like {"path": "guides/quickstart.mdx"}`},
+		{"read_file", `"path=docs/a.mdx"`, `the arguments are not valid JSON (unexpected 'p' at character 1): path=docs/a.mdx`},
+		{"read_file", `"{\"path\": 'docs/a.mdx'}"`, `unexpected '\'' at character 10`},
+		{"read_file", `[1,2]`, `the arguments must be a JSON object of named arguments, not a list; send one like {"path": "guides/quickstart.mdx"}`},
+		{"read_file", `42`, `not the number 42`},
+		{"read_file", `{"path": 7}`, `argument "path" must be a string, not the number 7`},
+		{"read_file", `{"path": "docs/a.mdx", "offset": "ten"}`, `argument "offset" must be a whole number, like 40, not the text "ten"`},
+		{"read_file", `{"path": "docs/a.mdx", "offset": 2.5}`, `argument "offset" must be a whole number`},
+		{"read_file", `{"file_path": "docs/a.mdx"}`, `read_file has no argument "file_path"; its arguments are "path", "offset" and "limit"`},
+		{"write_file", `{}`, `argument "path" is required; argument "content" is required`},
+		{"write_file", `{"path": null, "content": ["a"]}`, `argument "path" is required; argument "content" must be a string, not a list`},
+	}
+	for _, tc := range cases {
+		out, err := callJSON(c, tc.tool, tc.args)
+		var te *toolError
+		if !errors.As(err, &te) || !strings.Contains(te.msg, tc.want) {
+			t.Errorf("%s(%s) = %q, %v; want a tool error containing %q", tc.tool, tc.args, out, err, tc.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "Go ") || strings.Contains(err.Error(), "unmarshal") || strings.Contains(err.Error(), "json:")) {
+			t.Errorf("%s(%s) answers in Go's words: %v", tc.tool, tc.args, err)
+		}
+	}
+	// Arguments encoded twice (an object inside a JSON string) are read as the object.
+	if out, err := callJSON(c, "read_file", `"{\"path\":\"docs/a.mdx\"}"`); err != nil || !strings.Contains(out, "hello world") {
+		t.Errorf("read_file of arguments encoded twice = %q, %v", out, err)
 	}
 }
