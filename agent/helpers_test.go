@@ -49,6 +49,12 @@ func docsSite() map[string]string {
 type step struct {
 	text  string
 	calls []ToolCall
+	// cut makes the reply one cut off at the output limit (OpenAI's
+	// finish_reason "length", Anthropic's stop_reason "max_tokens").
+	cut bool
+	// cached is how many of the prompt's tokens the provider reports read
+	// from its cache (and, for Anthropic, cacheWrite written to it).
+	cached, cacheWrite int64
 }
 
 func call(id, name string, args map[string]string) ToolCall {
@@ -65,30 +71,40 @@ type scriptedModel struct {
 	server   *httptest.Server
 	// fail, if set, answers instead of the script (status, headers, body) and is then cleared.
 	fail []func(w http.ResponseWriter)
+	// promptTokens, if set, is the prompt's token count reported for a
+	// request body (else a fixed 100 for OpenAI, 200 for Anthropic).
+	promptTokens func(body []byte) int64
+	sizes        []int64 // the prompt tokens reported, request by request
 }
 
-func (m *scriptedModel) next(w http.ResponseWriter, r *http.Request) (step, bool) {
+// next takes the request and the script's next step, and the prompt's
+// token count to report (fixed unless promptTokens is set).
+func (m *scriptedModel) next(w http.ResponseWriter, r *http.Request, fixed int64) (step, int64, bool) {
 	body, _ := io.ReadAll(r.Body)
 	var req map[string]any
 	if err := json.Unmarshal(body, &req); err != nil {
 		http.Error(w, "bad json", 400)
-		return step{}, false
+		return step{}, 0, false
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.requests = append(m.requests, req)
+	if m.promptTokens != nil {
+		fixed = m.promptTokens(body)
+	}
+	m.sizes = append(m.sizes, fixed)
 	if len(m.fail) > 0 {
 		f := m.fail[0]
 		m.fail = m.fail[1:]
 		f(w)
-		return step{}, false
+		return step{}, 0, false
 	}
 	if len(m.steps) == 0 {
-		return step{text: "Done."}, true
+		return step{text: "Done."}, fixed, true
 	}
 	s := m.steps[0]
 	m.steps = m.steps[1:]
-	return s, true
+	return s, fixed, true
 }
 
 func (m *scriptedModel) lastRequest() map[string]any {
@@ -107,7 +123,7 @@ func newOpenAIServer(t testing.TB, steps ...step) *scriptedModel {
 			fmt.Fprint(w, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`)
 			return
 		}
-		s, ok := m.next(w, r)
+		s, prompt, ok := m.next(w, r, 100)
 		if !ok {
 			return
 		}
@@ -122,11 +138,18 @@ func newOpenAIServer(t testing.TB, steps ...step) *scriptedModel {
 			msg["content"] = nil
 			finish = "tool_calls"
 		}
+		if s.cut {
+			finish = "length"
+		}
+		usage := map[string]any{"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20}
+		if s.cached > 0 {
+			usage["prompt_tokens_details"] = map[string]any{"cached_tokens": s.cached, "audio_tokens": 0}
+		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "gpt-test",
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
-			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+			"usage":   usage,
 		})
 	})
 	m.server = httptest.NewServer(mux)
@@ -144,7 +167,7 @@ func newAnthropicServer(t testing.TB, steps ...step) *scriptedModel {
 			fmt.Fprint(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`)
 			return
 		}
-		s, ok := m.next(w, r)
+		s, prompt, ok := m.next(w, r, 200)
 		if !ok {
 			return
 		}
@@ -157,11 +180,19 @@ func newAnthropicServer(t testing.TB, steps ...step) *scriptedModel {
 			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": c.Arguments})
 			stop = "tool_use"
 		}
+		if s.cut {
+			stop = "max_tokens"
+		}
+		// input_tokens is what the cache neither read nor wrote.
+		usage := map[string]any{"input_tokens": prompt - s.cached - s.cacheWrite, "output_tokens": 30}
+		if s.cached > 0 || s.cacheWrite > 0 {
+			usage["cache_read_input_tokens"], usage["cache_creation_input_tokens"] = s.cached, s.cacheWrite
+		}
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
 			"content": content, "stop_reason": stop, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": 200, "output_tokens": 30},
+			"usage": usage,
 		})
 	})
 	m.server = httptest.NewServer(mux)

@@ -28,9 +28,14 @@ type modelReply struct {
 	Content   string
 	ToolCalls []ToolCall
 	Tokens    int64 // prompt + completion
-	Input     int64 // prompt tokens, as the provider reported them
-	Output    int64 // completion tokens
-	Truncated bool  // the reply hit MaxTokens
+	// Input is every prompt token, as the provider reported them: those
+	// read from its cache (Cached) and written to it (CacheWrite) included.
+	// Anthropic reports the three apart; OpenAI's prompt_tokens holds them.
+	Input      int64
+	Cached     int64
+	CacheWrite int64
+	Output     int64 // completion tokens
+	Truncated  bool  // the reply hit MaxTokens
 }
 
 // statusError is a provider's HTTP refusal, with what it said.

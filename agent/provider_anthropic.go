@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// anthropicMaxTokens bounds one reply; a long page fits well within it.
-const anthropicMaxTokens = 16000
+// anthropicMaxTokens bounds a reply when the request names no limit: the
+// Messages API requires one.
+const anthropicMaxTokens = DefaultMaxOutputTokens
 
 // anthropicVersion is the Messages API version Folio speaks.
 const anthropicVersion = "2023-06-01"
@@ -37,23 +38,31 @@ type (
 	}
 	anthropicMessage struct {
 		Role    string `json:"role"`
-		Content []any  `json:"content"` // anthropicText, anthropicToolUse, anthropicToolResult
+		Content []any  `json:"content"` // *anthropicText, *anthropicToolUse, *anthropicToolResult
+	}
+	// cacheControl marks a prompt-caching breakpoint: the prefix up to and
+	// including the block that carries it is cached.
+	cacheControl struct {
+		Type string `json:"type"` // "ephemeral"
 	}
 	anthropicText struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type         string        `json:"type"`
+		Text         string        `json:"text"`
+		CacheControl *cacheControl `json:"cache_control,omitempty"`
 	}
 	anthropicToolUse struct {
-		Type  string          `json:"type"`
-		ID    string          `json:"id"`
-		Name  string          `json:"name"`
-		Input json.RawMessage `json:"input"`
+		Type         string          `json:"type"`
+		ID           string          `json:"id"`
+		Name         string          `json:"name"`
+		Input        json.RawMessage `json:"input"`
+		CacheControl *cacheControl   `json:"cache_control,omitempty"`
 	}
 	anthropicToolResult struct {
-		Type      string          `json:"type"`
-		ToolUseID string          `json:"tool_use_id"`
-		IsError   bool            `json:"is_error"`
-		Content   []anthropicText `json:"content"`
+		Type         string          `json:"type"`
+		ToolUseID    string          `json:"tool_use_id"`
+		IsError      bool            `json:"is_error"`
+		Content      []anthropicText `json:"content"`
+		CacheControl *cacheControl   `json:"cache_control,omitempty"`
 	}
 	anthropicTool struct {
 		Name        string `json:"name"`
@@ -63,6 +72,7 @@ type (
 			Properties map[string]any `json:"properties"`
 			Required   []string       `json:"required,omitzero"` // [] is sent, nil is not
 		} `json:"input_schema"`
+		CacheControl *cacheControl `json:"cache_control,omitempty"`
 	}
 	anthropicResponse struct {
 		Content []struct {
@@ -73,14 +83,33 @@ type (
 			Input json.RawMessage `json:"input"`
 		} `json:"content"`
 		StopReason jsonText `json:"stop_reason"`
-		Usage      struct {
-			InputTokens  jsonCount `json:"input_tokens"`
-			OutputTokens jsonCount `json:"output_tokens"`
+		// input_tokens counts only what came after the last cache
+		// breakpoint: the cache's reads and writes are reported beside it.
+		Usage struct {
+			InputTokens              jsonCount `json:"input_tokens"`
+			CacheReadInputTokens     jsonCount `json:"cache_read_input_tokens"`
+			CacheCreationInputTokens jsonCount `json:"cache_creation_input_tokens"`
+			OutputTokens             jsonCount `json:"output_tokens"`
 		} `json:"usage"`
 	}
 )
 
-func textBlock(s string) anthropicText { return anthropicText{Type: "text", Text: s} }
+func textBlock(s string) *anthropicText { return &anthropicText{Type: "text", Text: s} }
+
+// ephemeral is the one kind of cache breakpoint.
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// markCache sets a cache breakpoint on a block of a request.
+func markCache(block any) {
+	switch b := block.(type) {
+	case *anthropicText:
+		b.CacheControl = ephemeral
+	case *anthropicToolUse:
+		b.CacheControl = ephemeral
+	case *anthropicToolResult:
+		b.CacheControl = ephemeral
+	}
+}
 
 func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (modelReply, error) {
 	var msgs []anthropicMessage
@@ -103,7 +132,7 @@ func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (mod
 				add("user", textBlock(m.Content))
 			}
 		case RoleTool:
-			add("user", anthropicToolResult{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError, Content: []anthropicText{textBlock(m.Content)}})
+			add("user", &anthropicToolResult{Type: "tool_result", ToolUseID: m.ToolCallID, IsError: m.IsError, Content: []anthropicText{*textBlock(m.Content)}})
 		case RoleAssistant:
 			var blocks []any
 			if m.Content != "" {
@@ -114,12 +143,12 @@ func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (mod
 				if !bytes.HasPrefix(bytes.TrimSpace(input), []byte("{")) {
 					input = json.RawMessage("{}") // tool_use input must be an object
 				}
-				blocks = append(blocks, anthropicToolUse{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
+				blocks = append(blocks, &anthropicToolUse{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
 			}
 			add("assistant", blocks...)
 		}
 	}
-	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, System: []anthropicText{textBlock(req.System)}, Messages: msgs}
+	body := anthropicRequest{Model: req.Model, MaxTokens: req.MaxTokens, System: []anthropicText{*textBlock(req.System)}, Messages: msgs}
 	if body.MaxTokens <= 0 {
 		body.MaxTokens = anthropicMaxTokens
 	}
@@ -128,16 +157,33 @@ func (p *anthropicProvider) complete(ctx context.Context, req modelRequest) (mod
 		tool.InputSchema.Type, tool.InputSchema.Properties, tool.InputSchema.Required = "object", t.Properties, t.Required
 		body.Tools = append(body.Tools, tool)
 	}
+	// Three cache breakpoints (of the four allowed): the tools and the
+	// system prompt, the same on every call of a run, and the latest
+	// message, so that the next call reads the whole conversation so far
+	// from the cache (0.1 times the input price) instead of paying for it
+	// again.
+	if n := len(body.Tools); n > 0 {
+		body.Tools[n-1].CacheControl = ephemeral
+	}
+	body.System[0].CacheControl = ephemeral
+	if n := len(msgs); n > 0 {
+		last := msgs[n-1].Content
+		markCache(last[len(last)-1])
+	}
 	var resp anthropicResponse
 	if err := p.api.call(ctx, http.MethodPost, "v1/messages", nil, body, &resp); err != nil {
 		return modelReply{}, anthropicRefusal(err)
 	}
-	input, output := int64(resp.Usage.InputTokens), int64(resp.Usage.OutputTokens)
+	u := resp.Usage
+	cached, written := int64(u.CacheReadInputTokens), int64(u.CacheCreationInputTokens)
+	input, output := int64(u.InputTokens)+cached+written, int64(u.OutputTokens)
 	reply := modelReply{
-		Tokens:    input + output,
-		Input:     input,
-		Output:    output,
-		Truncated: resp.StopReason == "max_tokens",
+		Tokens:     input + output,
+		Input:      input,
+		Cached:     cached,
+		CacheWrite: written,
+		Output:     output,
+		Truncated:  resp.StopReason == "max_tokens",
 	}
 	var text []string
 	for _, b := range resp.Content {

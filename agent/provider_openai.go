@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -13,21 +14,38 @@ import (
 // vLLM, llama.cpp's server and OpenRouter all serve.
 type openaiProvider struct {
 	api *apiClient
+	// completionLimit is the field that bounds a reply: OpenAI itself wants
+	// max_completion_tokens (its reasoning models refuse max_tokens);
+	// Ollama, LM Studio and llama.cpp's server know only max_tokens, which
+	// vLLM and OpenRouter also take.
+	completionLimit string
 }
 
 func newOpenAI(baseURL, apiKey string, hc *http.Client) *openaiProvider {
 	if apiKey == "" {
 		apiKey = "none" // local servers need no key, but the header must be well-formed
 	}
-	return &openaiProvider{api: newAPIClient(baseURL, http.Header{"Authorization": {"Bearer " + apiKey}}, hc)}
+	p := &openaiProvider{api: newAPIClient(baseURL, http.Header{"Authorization": {"Bearer " + apiKey}}, hc), completionLimit: "max_tokens"}
+	if isOpenAI(baseURL) {
+		p.completionLimit = "max_completion_tokens"
+	}
+	return p
+}
+
+// isOpenAI reports whether baseURL is OpenAI's own API.
+func isOpenAI(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	return err == nil && (u.Hostname() == "openai.com" || strings.HasSuffix(u.Hostname(), ".openai.com"))
 }
 
 // What Chat Completions is sent and answers, as far as Folio uses it.
 type (
 	openaiRequest struct {
-		Model    string          `json:"model,omitempty"`
-		Messages []openaiMessage `json:"messages,omitempty"`
-		Tools    []openaiTool    `json:"tools,omitempty"`
+		Model               string          `json:"model,omitempty"`
+		MaxTokens           int64           `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int64           `json:"max_completion_tokens,omitempty"`
+		Messages            []openaiMessage `json:"messages,omitempty"`
+		Tools               []openaiTool    `json:"tools,omitempty"`
 	}
 	openaiMessage struct {
 		Role       string           `json:"role"`
@@ -67,8 +85,13 @@ type (
 			} `json:"message"`
 			FinishReason jsonText `json:"finish_reason"`
 		} `json:"choices"`
+		// prompt_tokens counts every prompt token, those read from the
+		// cache (which OpenAI keeps by itself) included.
 		Usage struct {
-			PromptTokens     jsonCount `json:"prompt_tokens"`
+			PromptTokens        jsonCount `json:"prompt_tokens"`
+			PromptTokensDetails struct {
+				CachedTokens jsonCount `json:"cached_tokens"`
+			} `json:"prompt_tokens_details"`
 			CompletionTokens jsonCount `json:"completion_tokens"`
 		} `json:"usage"`
 	}
@@ -77,6 +100,11 @@ type (
 func (p *openaiProvider) complete(ctx context.Context, req modelRequest) (modelReply, error) {
 	text := func(s string) *string { return &s }
 	body := openaiRequest{Model: req.Model, Messages: []openaiMessage{{Role: "system", Content: text(req.System)}}}
+	if p.completionLimit == "max_completion_tokens" {
+		body.MaxCompletionTokens = req.MaxTokens
+	} else {
+		body.MaxTokens = req.MaxTokens
+	}
 	for _, m := range req.Messages {
 		switch m.Role {
 		case RoleUser:
@@ -116,6 +144,7 @@ func (p *openaiProvider) complete(ctx context.Context, req modelRequest) (modelR
 		Content:   string(choice.Message.Content),
 		Tokens:    input + output,
 		Input:     input,
+		Cached:    min(int64(resp.Usage.PromptTokensDetails.CachedTokens), input),
 		Output:    output,
 		Truncated: choice.FinishReason == "length",
 	}

@@ -129,6 +129,32 @@ func TestOpenAIRequestOnTheWire(t *testing.T) {
 		]
 	}`)
 
+	// The reply's limit: max_tokens, which every OpenAI-compatible server
+	// knows; OpenAI itself is sent max_completion_tokens.
+	limited := modelRequest{Model: "m", MaxTokens: 900}
+	for _, tc := range []struct{ field, want string }{
+		{"", `{"model": "m", "max_tokens": 900, "messages": [{"role": "system", "content": ""}]}`},
+		{"max_completion_tokens", `{"model": "m", "max_completion_tokens": 900, "messages": [{"role": "system", "content": ""}]}`},
+	} {
+		s = newWireServer(t, 200, "application/json", `{"choices":[{"message":{"content":"x"}}]}`)
+		p := newOpenAI(s.URL+"/v1", "sk", nil)
+		if tc.field != "" {
+			p.completionLimit = tc.field
+		}
+		if _, err := p.complete(context.Background(), limited); err != nil {
+			t.Fatal(err)
+		}
+		sameJSON(t, s.only(t).Body, tc.want)
+	}
+	for base, want := range map[string]string{
+		"https://api.openai.com/v1": "max_completion_tokens", "https://eu.api.openai.com/v1/": "max_completion_tokens",
+		"http://127.0.0.1:11434/v1": "max_tokens", "https://openrouter.ai/api/v1": "max_tokens", "https://notopenai.com/v1": "max_tokens",
+	} {
+		if got := newOpenAI(base, "sk", nil).completionLimit; got != want {
+			t.Errorf("%s is sent %s, want %s", base, got, want)
+		}
+	}
+
 	// No key (a local server) still sends a well-formed header; a base URL's
 	// trailing slash makes no double one.
 	s = newWireServer(t, 200, "application/json", `{"choices":[{"message":{"content":"x"}}]}`)
@@ -156,10 +182,12 @@ func TestAnthropicRequestOnTheWire(t *testing.T) {
 	}
 	// Turns of one side merge, tool results ride in a user turn, the empty
 	// assistant turn is left out, arguments that are not an object become {}.
+	// The last tool, the system prompt and the latest block are cache
+	// breakpoints.
 	sameJSON(t, r.Body, `{
 		"model": "m1",
 		"max_tokens": 16000,
-		"system": [{"type": "text", "text": "sys"}],
+		"system": [{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}],
 		"messages": [
 			{"role": "user", "content": [{"type": "text", "text": "hello"}]},
 			{"role": "assistant", "content": [
@@ -172,12 +200,34 @@ func TestAnthropicRequestOnTheWire(t *testing.T) {
 			{"role": "assistant", "content": [{"type": "tool_use", "id": "c2", "name": "list_files", "input": {}}]},
 			{"role": "user", "content": [
 				{"type": "tool_result", "tool_use_id": "c2", "is_error": true, "content": [{"type": "text", "text": "no"}]},
-				{"type": "text", "text": "more"}
+				{"type": "text", "text": "more", "cache_control": {"type": "ephemeral"}}
 			]}
 		],
 		"tools": [
 			{"name": "read_file", "description": "reads", "input_schema": {"type": "object", "properties": {"path": {"type": "string", "description": "p"}}, "required": ["path"]}},
-			{"name": "list_files", "description": "lists", "input_schema": {"type": "object", "properties": {}}}
+			{"name": "list_files", "description": "lists", "input_schema": {"type": "object", "properties": {}}, "cache_control": {"type": "ephemeral"}}
+		]
+	}`)
+
+	// The latest block is marked whatever its kind: here a tool's result.
+	s = newWireServer(t, 200, "application/json", `{"content":[]}`)
+	toolLast := modelRequest{Model: "m", Messages: wireConversation.Messages[:3]}
+	if _, err := newAnthropic(s.URL, "ak", nil).complete(context.Background(), toolLast); err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, s.only(t).Body, `{
+		"model": "m",
+		"max_tokens": 16000,
+		"system": [{"type": "text", "text": "", "cache_control": {"type": "ephemeral"}}],
+		"messages": [
+			{"role": "user", "content": [{"type": "text", "text": "hello"}]},
+			{"role": "assistant", "content": [
+				{"type": "text", "text": "thinking"},
+				{"type": "tool_use", "id": "c1", "name": "read_file", "input": {"path": "a"}}
+			]},
+			{"role": "user", "content": [
+				{"type": "tool_result", "tool_use_id": "c1", "is_error": false, "content": [{"type": "text", "text": "file a"}], "cache_control": {"type": "ephemeral"}}
+			]}
 		]
 	}`)
 
@@ -189,7 +239,7 @@ func TestAnthropicRequestOnTheWire(t *testing.T) {
 	if r.URI != "/v1/messages" {
 		t.Errorf("request to %s, want /v1/messages", r.URI)
 	}
-	sameJSON(t, r.Body, `{"model": "m", "max_tokens": 5, "system": [{"type": "text", "text": ""}]}`)
+	sameJSON(t, r.Body, `{"model": "m", "max_tokens": 5, "system": [{"type": "text", "text": "", "cache_control": {"type": "ephemeral"}}]}`)
 }
 
 // wireAnswer is a provider's answer and what complete makes of it.
@@ -245,6 +295,13 @@ func TestOpenAIAnswers(t *testing.T) {
 				{ID: "t3", Name: "h", Arguments: json.RawMessage(`"bad"`)},
 				{ID: "t4", Name: "h", Arguments: json.RawMessage(`{}`)},
 			}}},
+		{name: "cached tokens", status: 200, contentType: jsonType,
+			body: `{"choices":[{"message":{"content":"ok"},"finish_reason":"stop"}],` +
+				`"usage":{"prompt_tokens":2006,"completion_tokens":300,"total_tokens":2306,"prompt_tokens_details":{"cached_tokens":1920,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`,
+			reply: modelReply{Content: "ok", Tokens: 2306, Input: 2006, Cached: 1920, Output: 300}},
+		{name: "cut at the output limit", status: 200, contentType: jsonType,
+			body:  `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"write_file","arguments":"{\"path\":\"a.mdx\",\"content\":\"---\\ntitle: A"}}]},"finish_reason":"length"}],"usage":{"prompt_tokens":50,"completion_tokens":16000}}`,
+			reply: modelReply{Tokens: 16050, Input: 50, Output: 16000, Truncated: true, ToolCalls: []ToolCall{{ID: "t1", Name: "write_file", Arguments: json.RawMessage(`"{\"path\":\"a.mdx\",\"content\":\"---\\ntitle: A"`)}}}},
 		{name: "null content, untyped call, arguments as an object", status: 200, contentType: jsonType,
 			body:  `{"choices":[{"message":{"content":null,"tool_calls":[{"id":"t1","function":{"name":"f","arguments":{"a":1}}}]}}],"usage":{"prompt_tokens":7}}`,
 			reply: modelReply{Tokens: 7, Input: 7, ToolCalls: []ToolCall{{ID: "t1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}}}},
@@ -278,6 +335,15 @@ func TestAnthropicAnswers(t *testing.T) {
 				{ID: "u1", Name: "f", Arguments: json.RawMessage(`{"x":1}`)},
 				{ID: "u2", Name: "g", Arguments: json.RawMessage(`{}`)},
 			}}},
+		{name: "cache read and written", status: 200, contentType: jsonType,
+			body: `{"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn",` +
+				`"usage":{"input_tokens":50,"cache_creation_input_tokens":248,"cache_read_input_tokens":100000,"output_tokens":503,"service_tier":"standard"}}`,
+			reply: modelReply{Content: "ok", Tokens: 100801, Input: 100298, Cached: 100000, CacheWrite: 248, Output: 503}},
+		{name: "cut at the output limit inside a call", status: 200, contentType: jsonType,
+			body: `{"content":[{"type":"text","text":"Writing it."},{"type":"tool_use","id":"u1","name":"write_file","input":{"path":"a.mdx"}}],` +
+				`"stop_reason":"max_tokens","usage":{"input_tokens":40,"output_tokens":16000}}`,
+			reply: modelReply{Content: "Writing it.", Tokens: 16040, Input: 40, Output: 16000, Truncated: true,
+				ToolCalls: []ToolCall{{ID: "u1", Name: "write_file", Arguments: json.RawMessage(`{"path":"a.mdx"}`)}}}},
 		{name: "end of turn", status: 200, contentType: jsonType,
 			body:  `{"content":[{"type":"text","text":"done"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":2}}`,
 			reply: modelReply{Content: "done", Tokens: 7, Input: 5, Output: 2}},

@@ -30,6 +30,9 @@ const (
 	DefaultMaxSteps         = 60
 	DefaultMaxTokens        = 2_000_000
 	DefaultValidationRounds = 3
+	// DefaultMaxOutputTokens bounds one reply: a long page written whole
+	// fits within it.
+	DefaultMaxOutputTokens = 16_000
 )
 
 // Config is what the agent runtime needs from Folio's configuration.
@@ -47,6 +50,7 @@ type Config struct {
 	MaxSteps         int   // model calls per run; DefaultMaxSteps if 0
 	MaxTokens        int64 // tokens per run; DefaultMaxTokens if 0
 	ValidationRounds int   // times problems go back to the model; DefaultValidationRounds if 0
+	MaxOutputTokens  int64 // tokens of one reply; DefaultMaxOutputTokens if 0
 
 	HTTPClient *http.Client // for the model and GitHub APIs; a 10-minute-timeout client if nil
 	Log        *slog.Logger
@@ -94,6 +98,9 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.ValidationRounds <= 0 {
 		cfg.ValidationRounds = DefaultValidationRounds
+	}
+	if cfg.MaxOutputTokens <= 0 {
+		cfg.MaxOutputTokens = DefaultMaxOutputTokens
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Minute}
@@ -254,7 +261,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		if res.Steps >= a.cfg.MaxSteps {
 			return nil, nil, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The run reached its limit of %d model calls.", a.cfg.MaxSteps), Permanent: true}
 		}
-		reply, err := completeWithRetry(ctx, prov, a.retry, modelRequest{Model: run.Model, System: system, Messages: msgs, Tools: toolSpecs})
+		reply, err := completeWithRetry(ctx, prov, a.retry, modelRequest{Model: run.Model, System: system, Messages: msgs, Tools: toolSpecs, MaxTokens: a.cfg.MaxOutputTokens})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -64,6 +64,9 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if n := len(req["tools"].([]any)); n != 6 {
 		t.Fatalf("%d tools offered, want 6", n)
 	}
+	if req["max_tokens"] != float64(DefaultMaxOutputTokens) {
+		t.Fatalf("max_tokens = %v, want the reply's limit %d", req["max_tokens"], DefaultMaxOutputTokens)
+	}
 	// No workspace is left behind.
 	if left, _ := os.ReadDir(filepath.Join(a.cfg.DataDir, "workspaces")); len(left) != 0 {
 		t.Fatalf("workspaces left: %v", left)
