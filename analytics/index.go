@@ -13,7 +13,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/folio-docs/folio/db"
+	"github.com/folio-docs/folio/model"
 )
 
 // index holds a site's stored views in memory, column-wise per path and
@@ -219,7 +219,7 @@ const sealEvery = 1 << 16
 
 // refresh brings the index up to date with the database. Views are read
 // in id-range chunks on every core and merged in id order as they arrive.
-func (x *index) refresh(ctx context.Context, d *db.DB) error {
+func (x *index) refresh(ctx context.Context, d Storage) error {
 	return x.load(ctx, d, loadOptions{})
 }
 
@@ -236,7 +236,7 @@ type loadOptions struct {
 }
 
 // load is refresh, with options.
-func (x *index) load(ctx context.Context, d *db.DB, opt loadOptions) error {
+func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	upto, err := d.AnalyticsMaxViewID(ctx, x.site)
 	if err != nil {
 		return err
@@ -296,7 +296,7 @@ func (x *index) load(ctx context.Context, d *db.DB, opt loadOptions) error {
 	// a place, the chunks after it can take every place, and the merge,
 	// waiting for chunk i, frees none.)
 	type chunk struct {
-		views db.PageViewColumns
+		views model.PageViewColumns
 		upto  int64
 		err   error
 	}
@@ -464,7 +464,7 @@ func (x *index) behind() bool {
 // save writes the index's snapshot when it is behind. It takes the
 // loading token (so no refresh changes the index meanwhile) and reads
 // under the read lock, so queries go on while it writes.
-func (x *index) save(ctx context.Context, d *db.DB) error {
+func (x *index) save(ctx context.Context, d Storage) error {
 	if x.snapshot == "" {
 		return nil
 	}
@@ -488,7 +488,7 @@ func (x *index) save(ctx context.Context, d *db.DB) error {
 // from the database: the same views, but each column of every path in one
 // block, as a restart would have them, where a load leaves them scattered
 // over the heap by appends (a year's export then cost half as much again).
-func (x *index) reload(ctx context.Context, d *db.DB) error {
+func (x *index) reload(ctx context.Context, d Storage) error {
 	if err := x.takeToken(ctx); err != nil {
 		return err
 	}
@@ -539,7 +539,7 @@ func (x *index) saveDue() bool {
 }
 
 // saveIfDue writes the snapshot when it is due and no other save runs.
-func (x *index) saveIfDue(ctx context.Context, d *db.DB) error {
+func (x *index) saveIfDue(ctx context.Context, d Storage) error {
 	if !x.saveDue() || !x.saving.CompareAndSwap(false, true) {
 		return nil
 	}
@@ -549,7 +549,7 @@ func (x *index) saveIfDue(ctx context.Context, d *db.DB) error {
 
 // saveInBackground starts saveIfDue when a save is due (queries call it),
 // so a long-running server restarts from a recent snapshot.
-func (x *index) saveInBackground(d *db.DB) {
+func (x *index) saveInBackground(d Storage) {
 	if x.saveDue() {
 		go x.saveIfDue(context.Background(), d)
 	}
@@ -580,7 +580,7 @@ func clip[T any](s []T) []T {
 }
 
 // merge (x.mu held) appends views, read from the database in id order up to upto.
-func (x *index) merge(v *db.PageViewColumns, upto int64) error {
+func (x *index) merge(v *model.PageViewColumns, upto int64) error {
 	for i := range v.Len() {
 		pid, c := v.PathID[i], v.Class[i]
 		if pid <= 0 || pid >= int64(len(x.pathOf)) || x.pathOf[pid] == 0 || c >= uint8(numClasses) {

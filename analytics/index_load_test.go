@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/db"
 )
 
 // checkExact compares the visitors and views exports of a project with a
@@ -19,7 +21,7 @@ import (
 func checkExact(t *testing.T, s *Service, project string, start time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	d := s.db
+	d := s.db.(*db.DB)
 	for _, r := range []struct{ from, to *time.Time }{
 		{nil, nil},
 		{ptr(start.AddDate(0, 0, 3)), ptr(start.AddDate(0, 0, 4))},

@@ -9,7 +9,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
 )
@@ -174,7 +173,7 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 	if err != nil {
 		return 0, false, err
 	}
-	views := make([]db.NewPageView, len(events))
+	views := make([]model.NewPageView, len(events))
 	// A batch repeats few user agents: each is matched against the lists once.
 	verdicts := map[string]uaVerdict{}
 	macs := map[int64]hash.Hash{}
@@ -189,14 +188,14 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 			verdicts[e.UserAgent] = verdict
 		}
 		class, agent := verdict.classAgent(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
-		views[i] = db.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash,
-			Agent: db.ViewAgent(agent)}
+		views[i] = model.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash,
+			Agent: model.ViewAgent(agent)}
 	}
-	var eb *db.EventBatch
+	var eb *model.EventBatch
 	if batch != nil {
-		eb = &db.EventBatch{Key: batch.Key, BodyHash: batch.BodyHash}
+		eb = &model.EventBatch{Key: batch.Key, BodyHash: batch.BodyHash}
 	}
-	n, replayed, err := s.db.InsertPageViewsOnce(ctx, st.id, st.dict, views, eb)
+	n, replayed, err := s.db.StorePageViews(ctx, st.id, views, eb)
 	if err == nil && !replayed {
 		countIngested(views, n, source)
 	}

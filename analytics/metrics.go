@@ -1,14 +1,14 @@
 package analytics
 
 import (
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/metrics"
+	"github.com/folio-docs/folio/model"
 )
 
 // countIngested counts the n views of a batch that were stored, by class.
 // A batch that skipped log lines imported before does not say which it
 // stored, so its stored views are counted under the class "unknown".
-func countIngested(views []db.NewPageView, n int, source string) {
+func countIngested(views []model.NewPageView, n int, source string) {
 	if n == 0 {
 		return
 	}

@@ -8,14 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
 // Service records page views and answers the exports. It is safe for
 // concurrent use; one per process is enough.
 type Service struct {
-	db  *db.DB
+	db  Storage
 	cls *Classifier
 
 	mu    sync.Mutex
@@ -39,16 +38,15 @@ type Service struct {
 	snapshotMin int64
 }
 
-// site is one project's analytics: its integer id, the dictionary cache
-// ingest uses and the index queries use.
+// site is one project's analytics: its integer id and the index queries
+// use (the dictionary cache ingest uses is the database's, one per site).
 type site struct {
-	id   int64
-	dict *db.AnalyticsDict
-	idx  *index
+	id  int64
+	idx *index
 }
 
-// NewService builds the service over a migrated database.
-func NewService(d *db.DB, cls *Classifier) *Service {
+// NewService builds the service over a migrated database (a *db.DB).
+func NewService(d Storage, cls *Classifier) *Service {
 	return &Service{db: d, cls: cls, sites: map[string]*site{}, dayKeys: map[int64][]byte{}, snapshotMin: defaultSnapshotMin}
 }
 
@@ -96,7 +94,7 @@ func (s *Service) addSite(projectID string, id int64) *site {
 	}
 	idx.merged, idx.claimed = s.merged, s.claimed
 	idx.snapshot, idx.snapshotMin = snapshotPath(s.db, id), s.snapshotMin
-	st := &site{id: id, dict: db.NewAnalyticsDict(), idx: idx}
+	st := &site{id: id, idx: idx}
 	s.sites[projectID] = st
 	return st
 }

@@ -24,7 +24,6 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -51,7 +50,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 var errStaleSnapshot = errors.New("analytics: the index snapshot does not match the database")
 
 // snapshotPath is where a site's snapshot lives: beside the database.
-func snapshotPath(d *db.DB, site int64) string {
+func snapshotPath(d Storage, site int64) string {
 	if d.Path() == "" || d.Path() == ":memory:" {
 		return ""
 	}
@@ -158,7 +157,7 @@ func copyNew(r io.Reader, path string) (int64, error) {
 // dbFingerprint names the database install (its visitor-identity secret,
 // hashed so the file does not reveal it), so a snapshot of another
 // database, even with the same site and view ids, is refused.
-func dbFingerprint(ctx context.Context, d *db.DB) ([32]byte, error) {
+func dbFingerprint(ctx context.Context, d Storage) ([32]byte, error) {
 	secret, err := d.AnalyticsSecret(ctx)
 	if err != nil {
 		return [32]byte{}, err
@@ -182,7 +181,7 @@ func (x *index) snapshotUsed() error {
 
 // writeSnapshot (x.mu held for reading, the loading token held) writes the
 // index to path, atomically: a temporary file renamed over the old one.
-func (x *index) writeSnapshot(ctx context.Context, d *db.DB, path string) error {
+func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error {
 	if x.lastView == 0 {
 		return nil
 	}
@@ -235,7 +234,7 @@ func (x *index) writeSnapshot(ctx context.Context, d *db.DB, path string) error 
 }
 
 // encode writes the index's body: what identifies it, then its arrays.
-func (x *index) encode(w *snapshotWriter, fp [32]byte, mark db.PageView) {
+func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 	w.bytes(fp[:])
 	w.u64(uint64(x.site), uint64(x.lastView), uint64(x.lastPath),
 		uint64(mark.At), uint64(mark.PathID), uint64(mark.VisitorID), uint64(mark.Class), uint64(x.nVisitors))
@@ -301,7 +300,7 @@ func writeColumn[T any](w *snapshotWriter, paths []*pathViews, col func(*pathVie
 // readSnapshot loads the site's snapshot into x (empty, the loading token
 // held), or returns why it cannot: no file, a damaged one, or one that does
 // not match the database. On an error x is left as it was.
-func (x *index) readSnapshot(ctx context.Context, d *db.DB, path string) error {
+func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -360,7 +359,7 @@ func (x *index) readSnapshot(ctx context.Context, d *db.DB, path string) error {
 	if err != nil {
 		return err
 	}
-	if mark != (db.PageView{ID: lastView, At: int64(meta[3]), PathID: int64(meta[4]), VisitorID: int64(meta[5]), Class: uint8(meta[6])}) {
+	if mark != (model.PageView{ID: lastView, At: int64(meta[3]), PathID: int64(meta[4]), VisitorID: int64(meta[5]), Class: uint8(meta[6])}) {
 		return fmt.Errorf("%w: view %d differs", errStaleSnapshot, lastView)
 	}
 	y := newIndex(x.site)

@@ -15,38 +15,6 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// PageView is one stored page view, dictionary-encoded.
-type PageView struct {
-	ID        int64
-	At        int64 // unix milliseconds
-	PathID    int64
-	VisitorID int64
-	Class     uint8
-}
-
-// NewPageView is a page view to store. VisitorID is the visitor's keyed
-// hash as a positive number (see analytics.idOf), stored as it is: a dictionary of
-// visitors (a unique index of random keys) cost more than all the rest of
-// ingest when every visitor is new, as each is once a UTC day. LineHash,
-// when set, names the log line it came from: a line already imported into
-// the site is skipped.
-type NewPageView struct {
-	At        int64 // unix milliseconds
-	Path      string
-	VisitorID int64
-	Class     uint8
-	LineHash  []byte
-	// Agent is who made the view (its name and operator), empty for a
-	// browser.
-	Agent ViewAgent
-}
-
-// ViewAgent is an agent as stored: its name and operator ("" when
-// unknown). The zero ViewAgent is none.
-type ViewAgent struct {
-	Name, Operator string
-}
-
 // AnalyticsDict caches a site's path ids (path → id) so ingest does not
 // look them up for every view. Ids never change once assigned, so a cache
 // can only be incomplete, never wrong.
@@ -63,6 +31,26 @@ type AnalyticsDict struct {
 // NewAnalyticsDict returns an empty cache for one site.
 func NewAnalyticsDict() *AnalyticsDict {
 	return &AnalyticsDict{paths: map[string]int64{}, agents: map[ViewAgent]int64{}}
+}
+
+// siteDicts are a DB's dictionary caches, one per site, made on first use.
+type siteDicts struct {
+	mu    sync.Mutex
+	sites map[int64]*AnalyticsDict
+}
+
+func (c *siteDicts) of(siteID int64) *AnalyticsDict {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dict, ok := c.sites[siteID]
+	if !ok {
+		if c.sites == nil {
+			c.sites = map[int64]*AnalyticsDict{}
+		}
+		dict = NewAnalyticsDict()
+		c.sites[siteID] = dict
+	}
+	return dict
 }
 
 // AnalyticsSite returns the site id of a project, creating it on first use.
@@ -118,13 +106,6 @@ func (d *DB) AnalyticsSecret(ctx context.Context) ([]byte, error) {
 // of bound parameters (32,766).
 const rowsPerInsert = 500
 
-// EventBatch names a batch of the events API by the client's
-// Idempotency-Key and a hash of its body.
-type EventBatch struct {
-	Key      string
-	BodyHash []byte
-}
-
 // InsertPageViews stores views for a site in one transaction and returns how
 // many were stored (views whose log line was imported before are skipped).
 // Everything is written with multi-row statements: the batch's imported-line
@@ -133,6 +114,13 @@ type EventBatch struct {
 func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView) (int, error) {
 	n, _, err := d.InsertPageViewsOnce(ctx, siteID, dict, views, nil)
 	return n, err
+}
+
+// StorePageViews is InsertPageViewsOnce through the site's dictionary
+// cache this DB keeps: one for the DB's life, shared by every caller (ids
+// never change, so a shared cache is at worst incomplete).
+func (d *DB) StorePageViews(ctx context.Context, siteID int64, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
+	return d.InsertPageViewsOnce(ctx, siteID, d.dicts.of(siteID), views, batch)
 }
 
 // InsertPageViewsOnce is InsertPageViews for a batch named by an
@@ -486,17 +474,6 @@ func (d *DB) AnalyticsViews(ctx context.Context, siteID, afterID, uptoID int64, 
 	return nil
 }
 
-// PageViewColumns are page views column-wise, in the order read.
-type PageViewColumns struct {
-	At        []int64
-	PathID    []int64
-	VisitorID []int64
-	Class     []uint8
-}
-
-// Len is the number of views.
-func (c *PageViewColumns) Len() int { return len(c.At) }
-
 // AnalyticsViewColumns reads the views of a site with afterID < id <= uptoID,
 // column-wise. SQLite packs each column of the range into one text value
 // (the numbers comma-separated; the four aggregates step over the same rows
@@ -584,14 +561,6 @@ func (d *DB) AnalyticsSiteIDs(ctx context.Context) (map[string]int64, error) {
 		return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
 	}
 	return sites, nil
-}
-
-// AgentCount is one agent's views in a range (AnalyticsAgentCounts).
-type AgentCount struct {
-	Agent    ViewAgent
-	Class    uint8
-	Views    int
-	Visitors int // distinct visitor ids among its views
 }
 
 // AnalyticsAgentCounts counts a site's views at from <= at < to by agent

@@ -24,6 +24,8 @@ type DB struct {
 	r    *sql.DB
 	path string
 	keys *sharedCounter // KeysVersion
+	// dicts are the sites' dictionary caches StorePageViews uses.
+	dicts siteDicts
 }
 
 // Open opens (creating if needed) the SQLite file at path. It does not migrate;

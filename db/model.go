@@ -6,15 +6,21 @@ import "github.com/folio-docs/folio/model"
 // these names.
 type (
 	APIKey          = model.APIKey
+	AgentCount      = model.AgentCount
+	EventBatch      = model.EventBatch
 	IdempotencyKey  = model.IdempotencyKey
 	Invitation      = model.Invitation
 	Job             = model.Job
 	JobMessage      = model.JobMessage
 	JobStatus       = model.JobStatus
 	Member          = model.Member
+	NewPageView     = model.NewPageView
+	PageView        = model.PageView
+	PageViewColumns = model.PageViewColumns
 	Project         = model.Project
 	TurnOutcome     = model.TurnOutcome
 	User            = model.User
+	ViewAgent       = model.ViewAgent
 	WebhookDelivery = model.WebhookDelivery
 	WebhookEvent    = model.WebhookEvent
 )

@@ -1,0 +1,59 @@
+package model
+
+// PageView is one stored page view, dictionary-encoded.
+type PageView struct {
+	ID        int64
+	At        int64 // unix milliseconds
+	PathID    int64
+	VisitorID int64
+	Class     uint8
+}
+
+// NewPageView is a page view to store. VisitorID is the visitor's keyed
+// hash as a positive number (see analytics.idOf), stored as it is: a dictionary of
+// visitors (a unique index of random keys) cost more than all the rest of
+// ingest when every visitor is new, as each is once a UTC day. LineHash,
+// when set, names the log line it came from: a line already imported into
+// the site is skipped.
+type NewPageView struct {
+	At        int64 // unix milliseconds
+	Path      string
+	VisitorID int64
+	Class     uint8
+	LineHash  []byte
+	// Agent is who made the view (its name and operator), empty for a
+	// browser.
+	Agent ViewAgent
+}
+
+// ViewAgent is an agent as stored: its name and operator ("" when
+// unknown). The zero ViewAgent is none.
+type ViewAgent struct {
+	Name, Operator string
+}
+
+// EventBatch names a batch of the events API by the client's
+// Idempotency-Key and a hash of its body.
+type EventBatch struct {
+	Key      string
+	BodyHash []byte
+}
+
+// PageViewColumns are page views column-wise, in the order read.
+type PageViewColumns struct {
+	At        []int64
+	PathID    []int64
+	VisitorID []int64
+	Class     []uint8
+}
+
+// Len is the number of views.
+func (c *PageViewColumns) Len() int { return len(c.At) }
+
+// AgentCount is one agent's views in a range (db's AnalyticsAgentCounts).
+type AgentCount struct {
+	Agent    ViewAgent
+	Class    uint8
+	Views    int
+	Visitors int // distinct visitor ids among its views
+}
