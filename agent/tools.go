@@ -53,9 +53,7 @@ var tools = []*tool{
 			{name: "limit", kind: kindInteger, desc: fmt.Sprintf("How many lines to show; omit for as many as fit (at most %d).", maxReadLines)},
 		},
 		run: (*checkout).readFile},
-	{name: "search_files", desc: "Search every text file for a string (case-insensitive). Returns path:line: text for each match.",
-		params: []param{{name: "query", kind: kindString, desc: "Text to look for.", required: true}},
-		run:    (*checkout).searchFiles},
+	{name: "search_files", desc: searchFilesDesc, params: searchFilesParams, run: (*checkout).searchFiles},
 	{name: "write_file", desc: "Create a file or replace its whole content. Parent directories are created.",
 		params: []param{
 			{name: "path", kind: kindString, desc: pathDesc, required: true},

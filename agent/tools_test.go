@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,12 +60,20 @@ func TestToolsRefusePathEscapes(t *testing.T) {
 			}
 		}
 	}
-	// search_files takes no path, and never reads .git or what lies outside.
+	// search_files never reads .git or what lies outside, with or without a path.
 	c, _ := newTestCheckout(t)
 	for _, q := range []string{"core", "outside"} {
 		out, err := c.call("search_files", json.RawMessage(`{"query":"`+q+`"}`))
 		if err != nil || !strings.HasPrefix(out, "no matches") {
 			t.Errorf("search_files(%q) = %q, %v; want no matches", q, out, err)
+		}
+		for _, p := range append(escapes, "../*", "**/.git/*", ".git/**", "out-dir/**", "/etc/*") {
+			raw, _ := json.Marshal(map[string]string{"query": q, "path": p})
+			out, err := c.call("search_files", raw)
+			var te *toolError
+			if !errors.As(err, &te) && !strings.HasPrefix(out, "no matches") {
+				t.Errorf("search_files(%q in %q) = %q, %v; want a tool error or no matches", q, p, out, err)
+			}
 		}
 	}
 }
@@ -218,5 +227,98 @@ func TestToolArgumentErrors(t *testing.T) {
 	// Arguments encoded twice (an object inside a JSON string) are read as the object.
 	if out, err := callJSON(c, "read_file", `"{\"path\":\"docs/a.mdx\"}"`); err != nil || !strings.Contains(out, "hello world") {
 		t.Errorf("read_file of arguments encoded twice = %q, %v", out, err)
+	}
+}
+
+// search_files narrows by folder, file or glob, reads a regular expression
+// when asked, and shows context lines as grep does.
+func TestSearchFiles(t *testing.T) {
+	c, _ := newTestCheckout(t)
+	files := map[string]string{
+		"guides/install.mdx":    "---\ntitle: Install\n---\n\nRun `acme install`.\nThen acme login.\n\nUnrelated.\n\nacme logout ends it.\n",
+		"guides/deep/flags.md":  "The --dry-run flag.\nAlso --DRY-RUN works.\n",
+		"api/reference.mdx":     "acme api\n",
+		"snippets/note.txt":     "acme snippet\n",
+		"images/big.svg":        strings.Repeat("acme ", maxSearchFile/5+10),
+		"guides/many.mdx":       strings.Repeat("acme\n", 150),
+		"guides/shown-word.mdx": "shown\nshown\nplain\n",
+	}
+	for name, content := range files {
+		c.root.MkdirAll(path.Dir(name), 0o755)
+		if err := c.root.WriteFile(name, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		args    string
+		want    []string // in this order
+		notWant []string
+		wantErr bool
+	}{
+		{args: `{"query":"ACME LOG","path":"guides/install.mdx"}`, want: []string{"guides/install.mdx:6: Then acme login.\n", "guides/install.mdx:10: acme logout ends it.\n", "2 matches in 1 files"}, notWant: []string{"--\n"}},
+		{args: `{"query":"acme log","path":"guides/install.mdx","context":1}`, want: []string{
+			"guides/install.mdx-5- Run `acme install`.\nguides/install.mdx:6: Then acme login.\nguides/install.mdx-7- \n--\nguides/install.mdx-9- \nguides/install.mdx:10: acme logout ends it.\n"}},
+		{args: `{"query":"acme (install|login)","regex":true,"path":"guides","context":2}`, want: []string{"guides/install.mdx-3- ---\n", "guides/install.mdx:5: Run `acme install`.\nguides/install.mdx:6: Then acme login.\n", "guides/install.mdx-8- Unrelated.\n", "2 matches in 1 files"}, notWant: []string{"\n--\n"}},
+		{args: `{"query":"--dry-run","path":"**/*.md"}`, want: []string{"guides/deep/flags.md:1: The --dry-run flag.\nguides/deep/flags.md:2: Also --DRY-RUN works.\n"}},
+		{args: `{"query":"(?-i)--dry-run","regex":"true","path":"guides/**/*.{md,mdx}"}`, want: []string{"guides/deep/flags.md:1:", "1 matches in 1 files"}, notWant: []string{"DRY-RUN"}},
+		{args: `{"query":"acme","path":"*.txt"}`, want: []string{"snippets/note.txt:1: acme snippet\n1 matches in 1 files"}},
+		{args: `{"query":"acme","path":"api/*"}`, want: []string{"api/reference.mdx:1: acme api\n1 matches in 1 files"}},
+		{args: `{"query":"acme","path":"*.svg"}`, want: []string{`no matches for "acme" in *.svg (1 files over 1 MB were not searched)`}},
+		{args: `{"query":"acme","path":"guides/many.mdx"}`, want: []string{"guides/many.mdx:100: acme\n… stopped after 100 matches in 1 files; narrow the search"}, notWant: []string{":101:"}},
+		{args: `{"query":"shown","path":"guides/shown-word.mdx","context":1}`, want: []string{"guides/shown-word.mdx:1: shown\nguides/shown-word.mdx:2: shown\nguides/shown-word.mdx-3- plain\n2 matches"}},
+		{args: `{"query":"nothing here"}`, want: []string{`no matches for "nothing here"`}},
+		{args: `{"query":"(unclosed","regex":true}`, want: []string{"query is not a regular expression Go's RE2 reads: missing closing ): `(?i)(unclosed`"}, wantErr: true},
+		{args: `{"query":"acme","context":11}`, want: []string{"context must be from 0 to 10 lines, not 11"}, wantErr: true},
+		{args: `{"query":"acme","path":"nowhere/**"}`, want: []string{"nowhere does not exist"}, wantErr: true},
+		{args: `{"query":"acme","path":"[bad"}`, want: []string{`path "[bad" is not a glob that can be read`}, wantErr: true},
+	}
+	for _, tc := range cases {
+		out, err := callJSON(c, "search_files", tc.args)
+		if err != nil {
+			out = err.Error()
+		}
+		if (err != nil) != tc.wantErr {
+			t.Errorf("search_files(%s) = %q, error %v; want error %v", tc.args, out, err, tc.wantErr)
+			continue
+		}
+		rest := out
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("search_files(%s) lacks %q (in order):\n%s", tc.args, w, out)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		for _, nw := range tc.notWant {
+			if strings.Contains(out, nw) {
+				t.Errorf("search_files(%s) shows %q:\n%s", tc.args, nw, out)
+			}
+		}
+	}
+}
+
+func TestMatchGlob(t *testing.T) {
+	for _, tc := range []struct {
+		glob, name string
+		want       bool
+	}{
+		{"*.mdx", "a.mdx", true},
+		{"*.mdx", "guides/deep/a.mdx", true},
+		{"guides/*.mdx", "guides/a.mdx", true},
+		{"guides/*.mdx", "guides/deep/a.mdx", false},
+		{"guides/**/*.mdx", "guides/a.mdx", true},
+		{"guides/**/*.mdx", "guides/deep/er/a.mdx", true},
+		{"guides/**", "guides/deep/a.md", true},
+		{"**/api/*", "v2/api/x.mdx", true},
+		{"**/api/*", "api/x.mdx", true},
+		{"api/*", "v2/api/x.mdx", false},
+	} {
+		if got := matchGlob(tc.glob, tc.name); got != tc.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", tc.glob, tc.name, got, tc.want)
+		}
+	}
+	if got := expandBraces("a/*.{md,mdx}"); strings.Join(got, " ") != "a/*.md a/*.mdx" {
+		t.Errorf("expandBraces = %q", got)
 	}
 }
