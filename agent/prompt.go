@@ -3,6 +3,8 @@ package agent
 import (
 	"fmt"
 	"strings"
+
+	"github.com/folio-docs/folio/doccheck"
 )
 
 // maxInstructionsBytes bounds the repository's standing instructions.
@@ -24,13 +26,24 @@ How to work:
 
 When you are done, stop calling tools and answer with a short summary of what you changed and why (it becomes the pull request's description). If nothing needed changing, say so.`
 
-// systemPrompt is the base prompt plus the repository's standing
-// instructions, if it has any.
-func systemPrompt(instructions, instructionsPath string) string {
-	if strings.TrimSpace(instructions) == "" {
-		return basePrompt
+// maxOutlineBytes bounds the site's outline in the system prompt: about
+// 2,000 tokens, enough for a navigation of some hundred pages listed page by
+// page; a larger one is shown as its groups with their page counts.
+const maxOutlineBytes = 8 << 10
+
+// systemPrompt is the base prompt, the repository's standing instructions
+// if it has any, and an outline of the site (its navigation and page count),
+// so the model starts knowing the site's shape without listing it.
+func systemPrompt(c *checkout) string {
+	var b strings.Builder
+	b.WriteString(basePrompt)
+	if instructions, from := readInstructions(c); strings.TrimSpace(instructions) != "" {
+		fmt.Fprintf(&b, "\n\nThe repository's standing instructions, from %s (follow them unless the request says otherwise):\n\n<instructions>\n%s\n</instructions>", from, strings.TrimSpace(instructions))
 	}
-	return fmt.Sprintf("%s\n\nThe repository's standing instructions, from %s (follow them unless the request says otherwise):\n\n<instructions>\n%s\n</instructions>", basePrompt, instructionsPath, strings.TrimSpace(instructions))
+	if outline := doccheck.Outline(c.root, maxOutlineBytes); outline != "" {
+		fmt.Fprintf(&b, "\n\nThe site as this turn starts (read the configuration file for the details):\n\n<site>\n%s</site>", outline)
+	}
+	return b.String()
 }
 
 // readInstructions finds .folio/AGENTS.md or AGENTS.md in the checkout,

@@ -238,8 +238,7 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, erro
 // its changes pass validation (or the validation rounds run out). It returns
 // the whole conversation and the problems left.
 func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []doccheck.Problem, error) {
-	instructions, from := readInstructions(co)
-	system := systemPrompt(instructions, from)
+	system := systemPrompt(co)
 	msgs := append([]Message(nil), run.History...)
 	say := func(m Message) error {
 		m.CreatedAt = time.Now().UTC()

@@ -61,6 +61,10 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if !strings.Contains(sys, "Never use the word simply") {
 		t.Fatalf("system prompt lacks AGENTS.md:\n%s", sys)
 	}
+	// It outlines the site: the navigation and the page count.
+	if !strings.Contains(sys, "<site>\ndocs.json: 3 pages") || !strings.Contains(sys, "- group \"Start\": index, guides/quickstart\n</site>") {
+		t.Fatalf("system prompt lacks the site's outline:\n%s", sys)
+	}
 	if n := len(req["tools"].([]any)); n != 6 {
 		t.Fatalf("%d tools offered, want 6", n)
 	}
