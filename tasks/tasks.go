@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -35,7 +36,7 @@ const DelayedCheckInterval = 100 * time.Millisecond
 // NewWorker returns an Asynq server over rdb that processes Folio's queues,
 // or only the named ones: a process with no agent runner leaves the agent
 // queue alone, so its jobs wait there rather than fail.
-func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int, queues ...string) *asynq.Server {
+func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int, queues ...string) *Worker {
 	q := priorities
 	if len(queues) > 0 {
 		q = map[string]int{}
@@ -43,7 +44,7 @@ func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int, que
 			q[name] = priorities[name]
 		}
 	}
-	return asynq.NewServerFromRedisClient(rdb, asynq.Config{
+	return &Worker{Server: asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:              concurrency,
 		Queues:                   q,
 		Logger:                   asynqLogger{log},
@@ -51,7 +52,32 @@ func NewWorker(rdb redis.UniversalClient, log *slog.Logger, concurrency int, que
 		TaskCheckInterval:        PollInterval,
 		DelayedTaskCheckInterval: DelayedCheckInterval,
 		RetryDelayFunc:           retryDelay,
-	})
+	})}
+}
+
+// Worker is an Asynq server whose Shutdown returns only when every handler
+// it started has returned. Asynq's own Shutdown stops waiting for a handler
+// whose task passed its deadline or lease, or after its shutdown timeout,
+// and leaves it running; the process would then close the database under it.
+type Worker struct {
+	*asynq.Server
+	running sync.WaitGroup
+}
+
+// Start processes tasks with h, counting each handler while it runs.
+func (w *Worker) Start(h asynq.Handler) error {
+	return w.Server.Start(asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
+		w.running.Add(1)
+		defer w.running.Done()
+		return h.ProcessTask(ctx, t)
+	}))
+}
+
+// Shutdown stops taking tasks, then waits for the handlers still running:
+// Asynq has cancelled their contexts by the time its Shutdown returns.
+func (w *Worker) Shutdown() {
+	w.Server.Shutdown()
+	w.running.Wait()
 }
 
 // retryDelay backs off per task type: webhooks double from 10 s up to an

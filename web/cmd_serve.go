@@ -137,7 +137,7 @@ func (a *app) preloadAnalytics(ctx context.Context) {
 }
 
 // startWorker starts the Asynq worker; it stops taking tasks on Shutdown.
-func (a *app) startWorker(ctx context.Context) (*asynq.Server, error) {
+func (a *app) startWorker(ctx context.Context) (*tasks.Worker, error) {
 	var queues []string
 	if a.runner != nil {
 		if err := a.requireRedis(ctx); err != nil {
