@@ -317,19 +317,19 @@ func (s *mdxScan) run() {
 	}
 }
 
-// endBlock closes a paragraph or heading: inline tags opened in it must be closed.
+// endBlock closes a paragraph or heading: inline tags opened in it must be
+// closed. The scan stops at its first problem, so the innermost one open is
+// the one reported.
 func (s *mdxScan) endBlock() {
-	for len(s.stack) > 0 {
-		top := s.stack[len(s.stack)-1]
-		if !top.inline || top.block != s.block {
-			break
+	if n := len(s.stack); n > 0 {
+		if top := s.stack[n-1]; top.inline && top.block == s.block {
+			if voidElements[top.name] {
+				s.fail(top.off, "%s", unclosedMessage(top.name))
+			} else {
+				s.fail(top.off, "`<%s>` must be closed before the end of its paragraph: add `</%s>` there", top.name, top.name)
+			}
+			return
 		}
-		if voidElements[top.name] {
-			s.fail(top.off, "%s", unclosedMessage(top.name))
-		} else {
-			s.fail(top.off, "`<%s>` must be closed before the end of its paragraph: add `</%s>` there", top.name, top.name)
-		}
-		return
 	}
 	s.block++
 }
@@ -800,8 +800,7 @@ func plausibleExpression(expr []byte) bool {
 			for j < len(expr) && isWordByte(expr[j]) {
 				j++
 			}
-			word := string(expr[i:j])
-			if jsOperatorWords[word] {
+			if jsOperatorWords[string(expr[i:j])] {
 				prevOperand = false
 			} else {
 				if depth == 0 && prevOperand {

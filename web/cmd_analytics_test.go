@@ -352,7 +352,7 @@ http {
 
 	p.kill(t)
 	nginx.browse(1)
-	p = follow()
+	follow() // the restarted follower; startFolio's cleanup stops it
 	nginx.wait(w)
 	nginx.browse(1)
 	nginx.wait(w)

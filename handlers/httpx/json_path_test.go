@@ -9,8 +9,9 @@ import (
 )
 
 type pathInner struct {
-	Name  string `json:"name"`
-	Skip  string `json:"-"`
+	Name string `json:"name"`
+	Skip string `json:"-"`
+	//lint:ignore SA5008 encoding/json names this field "-"; the test checks UnknownFieldPath reads the tag as encoding/json does
 	Named string `json:"-,"`
 }
 
@@ -20,14 +21,15 @@ type pathEmbedded struct {
 
 type pathOuter struct {
 	pathEmbedded
-	Items  []pathInner           `json:"items"`
-	ByKey  map[string]pathInner  `json:"byKey"`
-	Raw    json.RawMessage       `json:"raw"`
-	Any    any                   `json:"any"`
-	When   time.Time             `json:"when"`
-	Ptr    *pathInner            `json:"ptr"`
-	Arr    [2]map[string]float64 `json:"arr"`
-	Plain  int
+	Items []pathInner           `json:"items"`
+	ByKey map[string]pathInner  `json:"byKey"`
+	Raw   json.RawMessage       `json:"raw"`
+	Any   any                   `json:"any"`
+	When  time.Time             `json:"when"`
+	Ptr   *pathInner            `json:"ptr"`
+	Arr   [2]map[string]float64 `json:"arr"`
+	Plain int
+	//lint:ignore U1000 an unexported field encoding/json never fills, which UnknownFieldPath must report as unknown
 	hidden int
 }
 
