@@ -65,8 +65,8 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if !strings.Contains(sys, "<site>\ndocs.json: 3 pages") || !strings.Contains(sys, "- group \"Start\": index, guides/quickstart\n</site>") {
 		t.Fatalf("system prompt lacks the site's outline:\n%s", sys)
 	}
-	if n := len(req["tools"].([]any)); n != 6 {
-		t.Fatalf("%d tools offered, want 6", n)
+	if n := len(req["tools"].([]any)); n != 7 {
+		t.Fatalf("%d tools offered, want 7", n)
 	}
 	if req["max_tokens"] != float64(DefaultMaxOutputTokens) {
 		t.Fatalf("max_tokens = %v, want the reply's limit %d", req["max_tokens"], DefaultMaxOutputTokens)

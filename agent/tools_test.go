@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/folio-docs/folio/internal/testenv"
 )
 
 func newTestCheckout(t *testing.T) (*checkout, string) {
@@ -42,12 +44,16 @@ func TestToolsRefusePathEscapes(t *testing.T) {
 			return map[string]string{"path": p, "old_string": "outside", "new_string": "pwned"}
 		},
 		"delete_file": func(p string) map[string]string { return map[string]string{"path": p} },
+		"move_file":   func(p string) map[string]string { return map[string]string{"from": p, "to": "docs/moved.mdx"} },
+		"move_file to": func(p string) map[string]string {
+			return map[string]string{"from": "docs/a.mdx", "to": p}
+		},
 	}
 	for name, args := range tools {
 		for _, p := range escapes {
 			c, base := newTestCheckout(t)
 			raw, _ := json.Marshal(args(p))
-			out, err := c.call(name, raw)
+			out, err := c.call(strings.TrimSuffix(name, " to"), raw)
 			var te *toolError
 			if !errors.As(err, &te) {
 				t.Errorf("%s(%q) = %q, %v; want a tool error", name, p, out, err)
@@ -320,5 +326,134 @@ func TestMatchGlob(t *testing.T) {
 	}
 	if got := expandBraces("a/*.{md,mdx}"); strings.Join(got, " ") != "a/*.md a/*.mdx" {
 		t.Errorf("expandBraces = %q", got)
+	}
+}
+
+// edit_file replaces one occurrence or, with replace_all, every one; when
+// old_string matches nowhere exactly it takes the one place that differs
+// only in whitespace, and otherwise shows the closest lines.
+func TestEditFile(t *testing.T) {
+	steps := "<Steps>\n  <Step title=\"Install\">\n    Run the installer.\n  </Step>\n</Steps>\n"
+	cases := []struct {
+		name, file string
+		args       map[string]any
+		want       string // the file after, if the edit succeeds
+		result     []string
+		wantErr    bool
+	}{
+		{name: "one exact", file: "a acme b\n",
+			args: map[string]any{"old_string": "acme", "new_string": "Acme"}, want: "a Acme b\n", result: []string{"edited page.mdx: replaced 1 occurrence at line 1"}},
+		{name: "several refused", file: "acme\nx\nacme\nacme\n",
+			args:   map[string]any{"old_string": "acme", "new_string": "Acme"},
+			result: []string{"old_string occurs 3 times in page.mdx, at lines 1, 3 and 4; include more surrounding text so it occurs once, or set replace_all"}, wantErr: true},
+		{name: "replace_all", file: "acme\nx\nacme acme\n",
+			args: map[string]any{"old_string": "acme", "new_string": "Acme", "replace_all": true}, want: "Acme\nx\nAcme Acme\n", result: []string{"replaced 3 occurrences at lines 1 and 3"}},
+		{name: "indentation left out", file: steps,
+			args:   map[string]any{"old_string": "<Step title=\"Install\">\n  Run the installer.\n</Step>", "new_string": "<Step title=\"Install\">\n  Run the installer, then sign in.\n</Step>"},
+			want:   "<Steps>\n  <Step title=\"Install\">\n    Run the installer, then sign in.\n  </Step>\n</Steps>\n",
+			result: []string{"replaced 1 occurrence at line 2; old_string matched only once differences in whitespace were ignored"}},
+		{name: "indentation added", file: "- one\n- two\n",
+			args: map[string]any{"old_string": "    - one\n    - two\n", "new_string": "    - one\n    - one and a half\n    - two\n"}, want: "- one\n- one and a half\n- two\n"},
+		{name: "spaces and line endings", file: "---\r\ntitle: A\r\n---\r\n\r\nHello   world. \r\nBye.\r\n",
+			args: map[string]any{"old_string": "Hello world.\nBye.", "new_string": "Hello, world.\nGoodbye."}, want: "---\r\ntitle: A\r\n---\r\n\r\nHello, world.\r\nGoodbye.\r\n"},
+		{name: "tolerant but twice", file: "a  b\nx\na b\n",
+			args:   map[string]any{"old_string": "a\tb", "new_string": "c"},
+			result: []string{"old_string occurs 2 times in page.mdx when whitespace is ignored (it occurs nowhere exactly), at lines 1 and 3"}, wantErr: true},
+		{name: "closest lines", file: "---\ntitle: Install\n---\n\n## Install the CLI\n\nRun `brew install acme` to get it.\nThen sign in.\n\n## Next\n",
+			args:    map[string]any{"old_string": "Run `brew install acme-cli` to get it.\nThen log in.", "new_string": "x"},
+			result:  []string{"old_string was not found in page.mdx. The closest lines are 7–8 (", "% alike), shown with the lines around them:\n     5\t## Install the CLI\n     6\t\n     7\tRun `brew install acme` to get it.\n     8\tThen sign in.\n     9\t\n    10\t## Next\nRead the file and copy the text exactly."},
+			wantErr: true},
+		{name: "line numbers copied", file: "one\ntwo\nthree\n",
+			args:    map[string]any{"old_string": "     2\ttwo\n     3\tthree!", "new_string": "x"},
+			result:  []string{"The closest lines are 2–3", "old_string seems to hold read_file's line numbers: leave out each line's number and the tab after it."},
+			wantErr: true},
+		{name: "nothing alike", file: "one\ntwo\n",
+			args: map[string]any{"old_string": "zebra crossing", "new_string": "x"}, result: []string{"No lines of the file are much like it."}, wantErr: true},
+		{name: "no change", file: "one\n",
+			args: map[string]any{"old_string": "one", "new_string": "one"}, result: []string{"old_string and new_string are the same"}, wantErr: true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newTestCheckout(t)
+			if err := c.root.WriteFile("page.mdx", []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tc.args["path"] = "page.mdx"
+			raw, _ := json.Marshal(tc.args)
+			out, err := c.call("edit_file", raw)
+			if err != nil {
+				out = err.Error()
+			}
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("edit_file = %q, error %v; want error %v", out, err, tc.wantErr)
+			}
+			for _, w := range tc.result {
+				if !strings.Contains(out, w) {
+					t.Errorf("edit_file result lacks %q:\n%s", w, out)
+				}
+			}
+			got, _ := c.root.ReadFile("page.mdx")
+			if want := tc.want; tc.wantErr || want == "" {
+				want = tc.file
+				if !tc.wantErr {
+					return
+				}
+				if string(got) != want {
+					t.Errorf("a refused edit changed the file:\n%q", got)
+				}
+				return
+			}
+			if string(got) != tc.want {
+				t.Errorf("file after edit =\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+}
+
+// move_file moves a page, rewrites the links and the navigation entry that
+// named it, and says what it did; it refuses to overwrite.
+func TestMoveFile(t *testing.T) {
+	c, _ := newTestCheckout(t)
+	testenv.WriteFiles(t, c.dir, map[string]string{
+		"docs.json":       `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"pages":["index","docs/a"]}}`,
+		"index.mdx":       "---\ntitle: Home\n---\n\n[A](/docs/a) and [again](docs/a.mdx).\n",
+		"docs/other.mdx":  "---\ntitle: Other\n---\n\n[A](./a#top)\n",
+		"docs/broken.mdx": "---\ntitle: Broken\n---\n\n<Note>\n[A](./a)\n",
+	})
+	out, err := callJSON(c, "move_file", `{"from":"docs/a.mdx","to":"guides/a.mdx"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"moved docs/a.mdx to guides/a.mdx; rewrote 3 links in docs/other.mdx and index.mdx; updated navigation entries and redirects: 1 in docs.json.",
+		"These pages do not compile, so their links were not read; fix any link in them to docs/a.mdx by hand: docs/broken.mdx.",
+		"add one if the page was published",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("move_file result lacks %q:\n%s", want, out)
+		}
+	}
+	for p, want := range map[string]string{
+		"guides/a.mdx":   "---\ntitle: A\n---\nhello world\n",
+		"index.mdx":      "---\ntitle: Home\n---\n\n[A](/guides/a) and [again](guides/a.mdx).\n",
+		"docs/other.mdx": "---\ntitle: Other\n---\n\n[A](../guides/a#top)\n",
+		"docs.json":      `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"pages":["index","guides/a"]}}`,
+	} {
+		if got, _ := c.root.ReadFile(p); string(got) != want {
+			t.Errorf("%s after the move =\n%s\nwant\n%s", p, got, want)
+		}
+	}
+	if _, err := c.root.Stat("docs/a.mdx"); err == nil {
+		t.Error("docs/a.mdx is still there")
+	}
+	for args, want := range map[string]string{
+		`{"from":"guides/a.mdx","to":"index.mdx"}`:    "index.mdx exists already",
+		`{"from":"guides/a.mdx","to":"guides/a.mdx"}`: "there is nothing to move",
+		`{"from":"docs","to":"elsewhere"}`:            "docs is a directory",
+		`{"from":"nope.mdx","to":"x.mdx"}`:            "nope.mdx does not exist",
+	} {
+		if out, err := callJSON(c, "move_file", args); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("move_file(%s) = %q, %v; want an error saying %q", args, out, err, want)
+		}
 	}
 }
