@@ -60,7 +60,8 @@ func ParseEventCursor(s string) (c EventCursor, ok bool) {
 // every pickup. A change of status, prLink, error, archivedAt (or of any
 // field the view gains) changes it.
 func jobDigest(v Job) uint64 {
-	v.Usage, v.UpdatedAt = Usage{}, time.Time{}
+	// The source never changes in a job's life; CursorOf knows no URL of it.
+	v.Usage, v.UpdatedAt, v.Source = Usage{}, time.Time{}, Source{}
 	b, _ := json.Marshal(v) // a Job always encodes
 	h := fnv.New64a()
 	h.Write(b)
@@ -70,7 +71,7 @@ func jobDigest(v Job) uint64 {
 // CursorOf is where a client that shows j and its conversation ms (the
 // job page) stands in the job's stream.
 func CursorOf(j model.Job, ms []Message) EventCursor {
-	c := EventCursor{Job: jobDigest(View(j))}
+	c := EventCursor{Job: jobDigest(view(j, ""))}
 	for _, m := range ms {
 		c.Message = max(c.Message, m.ID)
 	}
@@ -95,7 +96,7 @@ func (s *Service) Events(ctx context.Context, projectID, id string, after EventC
 	}
 	evs := make([]Event, 0, len(ms)+1)
 	cur := after
-	view := View(j)
+	view := s.View(j)
 	digest := jobDigest(view)
 	data, err := json.Marshal(view)
 	if err != nil {

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/agent"
+	"github.com/folio-docs/folio/codehost/hosts"
 	"github.com/folio-docs/folio/jobs"
 	"github.com/folio-docs/folio/model"
 )
 
 // Show reads fewer columns than Get; what the API shows must not differ.
 func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
-	w := newWorld(t, jobs.Config{})
+	w := newWorld(t, jobs.Config{Hosts: hosts.Config{BaseURL: "https://folio.example", GitHubAPIURL: "https://ghe.example.com/api/v3/"}})
 	w.startWorker()
 	ctx := context.Background()
 	same := func(id, step string) {
@@ -26,8 +27,12 @@ func TestShowIsTheViewOfTheStoredJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := json.Marshal(jobs.View(full))
+		want, _ := json.Marshal(w.svc.View(full))
 		got, _ := json.Marshal(shown)
+		// source.repository is the repository's URL, on the Enterprise host the API names.
+		if shown.Source.Repository != "https://ghe.example.com/acme/docs" {
+			t.Errorf("%s: source.repository = %q, want the repository's URL", step, shown.Source.Repository)
+		}
 		if string(got) != string(want) {
 			t.Errorf("%s: Show = %s\nwant View(Get) = %s", step, got, want)
 		}

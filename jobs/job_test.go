@@ -86,7 +86,7 @@ func TestPermanentErrorFailsAndFollowUpReactivates(t *testing.T) {
 	if failed.ErrorCode != "config_missing" || failed.ErrorMessage != "FOLIO_OPENAI_API_KEY is not set." {
 		t.Fatalf("error = %q %q, want the agent's code and message", failed.ErrorCode, failed.ErrorMessage)
 	}
-	if v := jobs.View(failed); v.Error == nil || v.Error.Code != "config_missing" {
+	if v := w.svc.View(failed); v.Error == nil || v.Error.Code != "config_missing" {
 		t.Fatalf("view error = %+v, want config_missing", v.Error)
 	}
 

@@ -38,9 +38,11 @@ const DefaultLease = 15 * time.Second
 // MaxPromptLength is the longest prompt accepted, in characters.
 const MaxPromptLength = 32000
 
-// CodeHosts opens a repository's code host.
+// CodeHosts opens a repository's code host, and says where the repository
+// is, as a job's source.repository shows it.
 type CodeHosts interface {
 	Open(repository string) (codehost.Host, error)
+	RepositoryURL(projectID, repository string) string
 }
 
 // Config tunes a Service; zero fields take the defaults shown.
@@ -61,7 +63,8 @@ type Config struct {
 	WebhookRetryFor  time.Duration
 	// Hosts reaches the code hosts, for a job's changes and its merge
 	// (codehost/hosts.Config, built by the composition root); required by
-	// those two.
+	// those two. It also makes source.repository a URL; without it a job
+	// shows its project's repository setting as it is.
 	Hosts CodeHosts
 	// Refs checks the ref a create asks for; Models lists the models one
 	// may ask for. Either may be nil: the request is then not checked.

@@ -52,24 +52,39 @@ type JobError struct {
 	Message string `json:"message"`
 }
 
-// View shows a stored job.
-func View(j model.Job) Job {
-	v := Job{
-		ID: j.ID, Status: j.Status, Source: Source{j.Repository, j.Ref}, Model: j.Model,
-		CreatedAt: j.CreatedAt.UTC(), ArchivedAt: j.ArchivedAt, UpdatedAt: j.UpdatedAt.UTC(), Branch: j.Branch,
-		Usage: Usage{Steps: j.Steps, Tokens: j.Tokens},
+// View shows a stored job, its source.repository the repository's URL
+// (RepositoryURLs).
+func (s *Service) View(j model.Job) Job {
+	repo := j.Repository
+	if s.cfg.Hosts != nil {
+		repo = s.cfg.Hosts.RepositoryURL(j.ProjectID, j.Repository)
 	}
-	// The seed: prLink is null while the job is active. The stored link is
-	// never cleared, so it shows again once a follow-up's turn ends.
-	if j.PRLink != "" && !j.Status.IsActive() {
-		link := j.PRLink // not &j.PRLink, which would move all of j to the heap
-		v.PRLink = &link
+	return view(j, repo)
+}
+
+// view shows j with repository as its source.repository.
+func view(j model.Job, repository string) Job {
+	v := Job{
+		ID: j.ID, Status: j.Status, Source: Source{repository, j.Ref}, Model: j.Model,
+		CreatedAt: j.CreatedAt.UTC(), ArchivedAt: j.ArchivedAt, UpdatedAt: j.UpdatedAt.UTC(), Branch: j.Branch,
+		Usage: Usage{Steps: j.Steps, Tokens: j.Tokens}, PRLink: PRLink(j),
 	}
 	if j.Status.IsFailed() && j.ErrorCode != "" {
 		v.Error = &JobError{j.ErrorCode, j.ErrorMessage}
 	}
 	v.Summary, v.Problems, v.MergedAt = j.Summary, ParseProblems(j.Problems), j.MergedAt
 	return v
+}
+
+// PRLink is j's prLink as shown: null while the job is active, as the seed
+// says. The stored link is never cleared, so it shows again once a
+// follow-up's turn ends.
+func PRLink(j model.Job) *string {
+	if j.PRLink == "" || j.Status.IsActive() {
+		return nil
+	}
+	link := j.PRLink // not &j.PRLink, which would move all of j to the heap
+	return &link
 }
 
 // noProblems is the Problems of a clean job, shared: views never change it.

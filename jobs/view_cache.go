@@ -78,7 +78,7 @@ func (s *Service) show(ctx context.Context, projectID, id string) (keptView, err
 	if err != nil {
 		return keptView{}, err
 	}
-	kv := keptView{version: version, job: View(stored)}
+	kv := keptView{version: version, job: s.View(stored)}
 	if kv.json, err = json.Marshal(kv.job); err != nil {
 		return keptView{}, err
 	}

@@ -11,7 +11,7 @@ import (
 
 func TestViewTimesKeepTheirWidth(t *testing.T) {
 	at := time.Date(2026, 11, 21, 20, 39, 13, 570_000_000, time.FixedZone("CET", 3600))
-	b, err := json.Marshal(View(model.Job{ID: "j", Status: model.JobArchived, CreatedAt: at, UpdatedAt: at, ArchivedAt: &at}))
+	b, err := json.Marshal(view(model.Job{ID: "j", Status: model.JobArchived, CreatedAt: at, UpdatedAt: at, ArchivedAt: &at}, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestViewTimesKeepTheirWidth(t *testing.T) {
 			t.Errorf("%s lacks %s", b, want)
 		}
 	}
-	b, _ = json.Marshal(View(model.Job{ID: "j", Status: model.JobActive, CreatedAt: at, UpdatedAt: at}))
+	b, _ = json.Marshal(view(model.Job{ID: "j", Status: model.JobActive, CreatedAt: at, UpdatedAt: at}, ""))
 	if !strings.Contains(string(b), `"archivedAt":null`) || !strings.Contains(string(b), `"prLink":null`) {
 		t.Errorf("empty fields not null: %s", b)
 	}

@@ -174,7 +174,7 @@ func (s *Service) deliverWebhook(ctx context.Context, e model.WebhookEvent, owne
 // postWebhook sends e, signed with the project's secret at t, and returns
 // the receiver's status code; anything but a 2xx is an error.
 func (s *Service) postWebhook(ctx context.Context, p model.Project, e model.WebhookEvent, t time.Time) (int, error) {
-	body, err := json.Marshal(statusChanged{ID: e.ID, Type: EventStatusChanged, Sequence: e.Sequence, Job: View(e.Job)})
+	body, err := json.Marshal(statusChanged{ID: e.ID, Type: EventStatusChanged, Sequence: e.Sequence, Job: s.View(e.Job)})
 	if err != nil {
 		return 0, fmt.Errorf("unable to encode the event: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,9 @@ type jobJSON struct {
 	} `json:"error"`
 	Summary  *string          `json:"summary"`
 	Problems []map[string]any `json:"problems"`
+	Source   struct {
+		Repository, Ref string
+	} `json:"source"`
 }
 
 func TestJobEndToEndOnALocalRepository(t *testing.T) {
@@ -67,6 +71,17 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Explain how to rotate API keys."}`, &created)
 	if created.Status != "active" || created.PRLink != nil {
 		t.Fatalf("create answered %+v, want active with prLink null", created)
+	}
+	// source.repository is Folio's own clone URL of the local repository,
+	// which the project's key clones (the user name is anything).
+	cloneURL := s.app.cfg.BaseURL + "/git/" + s.project.ID + ".git"
+	if created.Source.Repository != cloneURL || created.Source.Ref != "main" {
+		t.Fatalf("source = %+v, want repository %s, ref main", created.Source, cloneURL)
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, "", "clone", "--quiet", strings.Replace(cloneURL, s.app.cfg.BaseURL, strings.Replace(s.URL, "http://", "http://anyone:"+s.key+"@", 1), 1), clone)
+	if git(t, clone, "rev-parse", "HEAD") != git(t, repo, "rev-parse", "main") {
+		t.Fatal("the clone of source.repository is not the project's repository")
 	}
 	done := s.pollJob(created.ID)
 	wantLink := s.app.cfg.BaseURL + "/projects/" + s.project.ID + "/jobs/" + created.ID + "/changes"

@@ -100,7 +100,7 @@ func TestJobAPIThroughEveryTransition(t *testing.T) {
 	if created["status"] != "active" || created["prLink"] != nil || created["archivedAt"] != nil || created["model"] != "test-model" {
 		t.Fatalf("created = %v", created)
 	}
-	if src := created["source"].(map[string]any); src["repository"] != "acme/docs" || src["ref"] != "main" {
+	if src := created["source"].(map[string]any); src["repository"] != "https://github.com/acme/docs" || src["ref"] != "main" { // the repository's URL, as Mintlify documents it
 		t.Fatalf("source = %v", src)
 	}
 	if ts, _ := created["createdAt"].(string); !strings.HasSuffix(ts, "Z") {

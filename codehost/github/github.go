@@ -56,6 +56,23 @@ func New(repo, apiURL string, tokens TokenSource, httpClient *http.Client) (*Hos
 	return &Host{owner: owner, name: name, apiURL: u, tokens: tokens, httpClient: httpClient}, nil
 }
 
+// RepositoryURL is the web address of the repository "owner/name" on the
+// GitHub whose API is at apiURL: https://github.com/owner/name for
+// api.github.com, the Enterprise Server's host for https://host/api/v3/,
+// https://sub.ghe.com for GitHub Enterprise Cloud's https://api.sub.ghe.com/.
+// An API URL that is none of these (a test's server) gives its own host.
+func RepositoryURL(apiURL, repo string) string {
+	u, err := url.Parse(apiURL)
+	if apiURL == "" || err != nil || u.Host == "" {
+		u = &url.URL{Scheme: "https", Host: "api.github.com"}
+	}
+	host := u.Host
+	if rest, ok := strings.CutPrefix(host, "api."); ok && (rest == "github.com" || strings.HasSuffix(rest, ".ghe.com")) {
+		host = rest
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: host}).String() + "/" + strings.TrimSuffix(repo, ".git")
+}
+
 // parseAPIURL checks an API base URL and gives it the trailing slash
 // go-github needs.
 func parseAPIURL(apiURL string) (*url.URL, error) {

@@ -48,6 +48,23 @@ func (c Config) Open(repo string) (codehost.Host, error) {
 	return github.New(location, api, c.GitHubTokens, c.HTTPClient)
 }
 
+// RepositoryURL is project projectID's repository repo as a job's
+// source.repository shows it, the repository's URL as Mintlify documents
+// it: the GitHub repository's web address (on the Enterprise host when
+// GitHubAPIURL names one), or serve's clone URL of a local repository
+// (CONTRACT §2), which a key of the project opens. A setting that parses
+// as neither is shown as it is.
+func (c Config) RepositoryURL(projectID, repo string) string {
+	kind, location, err := codehost.ParseRepository(repo)
+	switch {
+	case err != nil:
+		return repo
+	case kind == codehost.KindLocal:
+		return local.GitURL(c.BaseURL, projectID)
+	}
+	return github.RepositoryURL(c.GitHubAPIURL, location)
+}
+
 // OpenProject returns the host of project projectID's repository repo as
 // an agent run reaches it: like Open, but on a worker with a ServerURL a
 // local repository is reached through serve.

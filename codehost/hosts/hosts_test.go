@@ -56,3 +56,27 @@ func TestOpenChoosesTheHostOfTheRepository(t *testing.T) {
 		t.Fatal("Open accepted a repository that is neither owner/name nor a path")
 	}
 }
+
+// TestRepositoryURL: source.repository is the repository's URL, as
+// Mintlify documents it, whatever form the project's setting takes.
+func TestRepositoryURL(t *testing.T) {
+	for _, tc := range []struct {
+		api, repo, want string
+	}{
+		{"", "acme/docs", "https://github.com/acme/docs"},
+		{"https://api.github.com/", "acme/docs.git", "https://github.com/acme/docs"},
+		{"https://api.github.com", "Acme-Co/docs.v2", "https://github.com/Acme-Co/docs.v2"},
+		{"https://ghe.example.com/api/v3/", "acme/docs", "https://ghe.example.com/acme/docs"},
+		{"https://ghe.example.com:8443/api/v3", "acme/docs", "https://ghe.example.com:8443/acme/docs"},
+		{"https://api.octo.ghe.com/", "acme/docs", "https://octo.ghe.com/acme/docs"},
+		{"http://127.0.0.1:4321/", "acme/docs", "http://127.0.0.1:4321/acme/docs"},
+		{"https://api.github.com/", "/srv/git/docs", "https://folio.example/git/p1.git"},
+		{"https://api.github.com/", "file:///srv/git/docs.git", "https://folio.example/git/p1.git"},
+		{"https://api.github.com/", "not a repository", "not a repository"},
+	} {
+		c := Config{BaseURL: "https://folio.example/", GitHubAPIURL: tc.api}
+		if got := c.RepositoryURL("p1", tc.repo); got != tc.want {
+			t.Errorf("RepositoryURL(%q) with API %q = %q, want %q", tc.repo, tc.api, got, tc.want)
+		}
+	}
+}

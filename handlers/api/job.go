@@ -29,6 +29,7 @@ type JobService interface {
 	Messages(ctx context.Context, projectID, id string) ([]jobs.Message, error)
 	Changes(ctx context.Context, projectID, id string) (codehost.Changes, model.Job, error)
 	Merge(ctx context.Context, projectID, id string) (model.Job, error)
+	View(j model.Job) jobs.Job
 	httpx.JobEventSource
 }
 
@@ -94,12 +95,12 @@ func idempotencyKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 }
 
 // writeJob answers one job.
-func writeJob(w http.ResponseWriter, r *http.Request, status int, j model.Job, err error) {
+func (h *Jobs) writeJob(w http.ResponseWriter, r *http.Request, status int, j model.Job, err error) {
 	if err != nil {
 		httpx.WriteDomainError(w, r, err)
 		return
 	}
-	httpx.WriteJSON(w, status, jobs.View(j))
+	httpx.WriteJSON(w, status, h.svc.View(j))
 }
 
 func projectID(r *http.Request) string { return mux.Vars(r)["projectId"] }

@@ -21,5 +21,5 @@ func (h *Jobs) Changes(w http.ResponseWriter, r *http.Request) {
 // or archived, or the branch does not merge cleanly.
 func (h *Jobs) Merge(w http.ResponseWriter, r *http.Request) {
 	j, err := h.svc.Merge(r.Context(), projectID(r), jobID(r))
-	writeJob(w, r, http.StatusOK, j, err)
+	h.writeJob(w, r, http.StatusOK, j, err)
 }

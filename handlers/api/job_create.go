@@ -23,7 +23,7 @@ func (h *Jobs) Create(w http.ResponseWriter, r *http.Request) {
 	if c.Replayed && err == nil {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeJob(w, r, http.StatusCreated, c.Job, err)
+	h.writeJob(w, r, http.StatusCreated, c.Job, err)
 }
 
 // Models is GET /models: the models a job of the project may ask for, and

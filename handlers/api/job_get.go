@@ -19,11 +19,11 @@ func (h *Jobs) Get(w http.ResponseWriter, r *http.Request) {
 // Archive is POST /job/{id}/archive.
 func (h *Jobs) Archive(w http.ResponseWriter, r *http.Request) {
 	j, err := h.svc.Archive(r.Context(), projectID(r), jobID(r))
-	writeJob(w, r, http.StatusOK, j, err)
+	h.writeJob(w, r, http.StatusOK, j, err)
 }
 
 // Cancel is POST /job/{id}/cancel.
 func (h *Jobs) Cancel(w http.ResponseWriter, r *http.Request) {
 	j, err := h.svc.Cancel(r.Context(), projectID(r), jobID(r))
-	writeJob(w, r, http.StatusOK, j, err)
+	h.writeJob(w, r, http.StatusOK, j, err)
 }

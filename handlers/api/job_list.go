@@ -39,7 +39,7 @@ func (h *Jobs) List(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]jobs.Job, len(list))
 	for i, j := range list {
-		out[i] = jobs.View(j)
+		out[i] = h.svc.View(j)
 	}
 	httpx.WriteJSON(w, http.StatusOK, JobList{Jobs: out, HasMore: more})
 }

@@ -22,7 +22,7 @@ func (h *Jobs) Message(w http.ResponseWriter, r *http.Request) {
 	if c.Replayed && err == nil {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
-	writeJob(w, r, http.StatusOK, c.Job, err)
+	h.writeJob(w, r, http.StatusOK, c.Job, err)
 }
 
 // Messages is GET /job/{id}/messages: the conversation in order.

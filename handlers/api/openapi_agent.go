@@ -122,8 +122,11 @@ func AgentOpenAPI() OpenAPIPart {
 				"properties": map[string]any{
 					"id":     str,
 					"status": map[string]any{"type": "string", "enum": []any{"active", "completed", "archived", "failed"}},
-					"source": map[string]any{"type": "object", "properties": map[string]any{"repository": str, "ref": str}},
-					"model":  str, "prLink": nullable("string", "uri"),
+					"source": map[string]any{"type": "object", "required": []any{"repository", "ref"}, "properties": map[string]any{
+						"repository": map[string]any{"type": "string", "format": "uri", "description": "The repository's URL, as Mintlify documents it: https://github.com/owner/name (or the GitHub Enterprise host) for a GitHub project, Folio's own clone URL {FOLIO_BASE_URL}/git/{projectId}.git for a local repository (a key of the project clones it; the user name is anything)."},
+						"ref":        map[string]any{"type": "string", "description": "The branch the job started from."},
+					}},
+					"model": str, "prLink": nullable("string", "uri"),
 					"createdAt": map[string]any{"type": "string", "format": "date-time"}, "archivedAt": nullable("string", "date-time"),
 					"updatedAt": map[string]any{"type": "string", "format": "date-time"}, "branch": str,
 					"usage": map[string]any{"type": "object", "description": "What the job's runs have used of the model, over all turns and attempts.",

@@ -47,7 +47,7 @@ func changesView(baseURL, projectID string, j model.Job, c codehost.Changes, now
 		v.Files[i] = components.DiffFile{Path: f.Path, PreviousPath: f.PreviousPath, Status: f.Status,
 			Additions: f.Additions, Deletions: f.Deletions, Binary: f.Binary, Lines: lines}
 	}
-	if link := jobs.View(j).PRLink; link != nil && *link != jobs.ChangesLink(baseURL, projectID, j.ID) {
+	if link := jobs.PRLink(j); link != nil && *link != jobs.ChangesLink(baseURL, projectID, j.ID) {
 		v.PR = *link
 	}
 	v.Summary, v.Problems = outcome(j)
@@ -73,7 +73,7 @@ func outcome(j model.Job) (string, []components.Problem) {
 // under FOLIO_BASE_URL), its pull request otherwise. nil while the job
 // shows no prLink (none yet, or a turn under way).
 func reviewLink(projectID string, j model.Job) *components.ReviewLink {
-	link := jobs.View(j).PRLink
+	link := jobs.PRLink(j)
 	if link == nil {
 		return nil
 	}
