@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/folio-docs/folio/agent/workspace"
 	"github.com/folio-docs/folio/doccheck"
 )
 
@@ -28,7 +29,7 @@ func (c *checkout) writeFile(a args) (string, error) {
 	if err := c.root.WriteFile(rel, []byte(content), 0o644); err != nil {
 		return "", fsError(rel, err)
 	}
-	return fmt.Sprintf("wrote %s (%d bytes)", rel, len(content)), nil
+	return fmt.Sprintf("wrote %s (%d bytes)", rel, len(content)) + c.checkTouched(workspace.Change{Path: rel, Status: "M"}), nil
 }
 
 const editFileDesc = "Replace old_string with new_string in a file. old_string must occur exactly once, unless replace_all is true; include surrounding lines to make it unique. " +
@@ -106,7 +107,7 @@ func (c *checkout) editFile(a args) (string, error) {
 	if tolerant {
 		out += "; old_string matched only once differences in whitespace were ignored, so new_string was indented as the file is"
 	}
-	return out, nil
+	return out + c.checkTouched(workspace.Change{Path: rel, Status: "M"}), nil
 }
 
 func (c *checkout) deleteFile(a args) (string, error) {
@@ -124,7 +125,7 @@ func (c *checkout) deleteFile(a args) (string, error) {
 	if err := c.root.Remove(rel); err != nil {
 		return "", fsError(rel, err)
 	}
-	return fmt.Sprintf("deleted %s", rel), nil
+	return fmt.Sprintf("deleted %s", rel) + c.checkTouched(workspace.Change{Path: rel, Status: "D"}), nil
 }
 
 const moveFileDesc = "Move (rename) a file, and keep the site whole: every link and snippet import that points at it, in every page, is rewritten to its new path in the link's own style; " +
@@ -167,6 +168,7 @@ func (c *checkout) moveFile(a args) (string, error) {
 	if err != nil {
 		return "", fsError(from, err)
 	}
+	touched := []workspace.Change{{Path: from, Status: "D"}, {Path: to, Status: "A"}}
 	var others []doccheck.FileEdit
 	links, pages, entries := 0, []string{}, []string{}
 	for _, e := range plan.Edits {
@@ -175,6 +177,7 @@ func (c *checkout) moveFile(a args) (string, error) {
 			content = e.Content
 		default:
 			others = append(others, e)
+			touched = append(touched, workspace.Change{Path: e.Path, Status: "M"})
 		}
 		if e.Links > 0 && e.Path != to {
 			links += e.Links
@@ -217,7 +220,7 @@ func (c *checkout) moveFile(a args) (string, error) {
 	if isDocPage(from) {
 		fmt.Fprintf(&b, " Readers' bookmarks of the old path break unless docs.json has a redirect for it; add one if the page was published.")
 	}
-	return b.String(), nil
+	return b.String() + c.checkTouched(touched...), nil
 }
 
 // isDocPage reports whether p is a Markdown or MDX page.

@@ -457,3 +457,44 @@ func TestMoveFile(t *testing.T) {
 		}
 	}
 }
+
+// Every edit runs the page and configuration checks on what it touched and
+// returns their problems as path:line:column: message.
+func TestEditsAreChecked(t *testing.T) {
+	c, _ := newTestCheckout(t)
+	testenv.WriteFiles(t, c.dir, map[string]string{
+		"docs.json": `{"theme":"mint","name":"Acme","colors":{"primary":"#0D9373"},"navigation":{"pages":["index","docs/a"]}}`,
+		"index.mdx": "---\ntitle: Home\n---\n\nRead [A](/docs/a).\n",
+	})
+	cases := []struct {
+		tool, args string
+		want       []string
+		notWant    string
+	}{
+		{"write_file", `{"path":"notes.txt","content":"plain"}`, []string{"wrote notes.txt (5 bytes)"}, "Checks"},
+		{"write_file", `{"path":"guides/new.mdx","content":"---\ntitle: New\n---\n\nSee [home](/index).\n"}`, []string{"wrote guides/new.mdx (40 bytes)\nChecks of guides/new.mdx: no problems."}, ""},
+		{"write_file", `{"path":"guides/bad.mdx","content":"---\ntitle: Bad\n---\n\nSee [setup](/guides/setup) and [top](#nowhere).\n"}`, []string{
+			"Checks of guides/bad.mdx found 2 problems (1 errors, which would fail Mintlify's build; 1 warnings, which build but read wrong). Fix them:",
+			"\nguides/bad.mdx:5:5: link \"/guides/setup\" points at a page that does not exist",
+			"\nguides/bad.mdx:5:32: link \"#nowhere\" names no heading of this page (warning)"}, ""},
+		{"edit_file", `{"path":"guides/new.mdx","old_string":"title: New","new_string":"title: [New"}`, []string{"guides/new.mdx:2: the frontmatter is not valid YAML"}, ""},
+		{"edit_file", `{"path":"docs.json","old_string":"\"docs/a\"","new_string":"\"docs/a\",\"docs/missing\""}`, []string{"Checks of docs.json found 1 problems", "\ndocs.json:1:102: navigation names page \"docs/missing\", but no docs/missing.mdx or docs/missing.md exists"}, ""},
+		{"delete_file", `{"path":"docs/a.mdx"}`, []string{"deleted docs/a.mdx\nChecks of docs/a.mdx found", "\ndocs.json:1:93: navigation names page \"docs/a\"", "\nindex.mdx:5:6: link \"/docs/a\" points at a page this change deletes"}, ""},
+		{"move_file", `{"from":"guides/bad.mdx","to":"guides/worse.mdx"}`, []string{"Checks of guides/bad.mdx and guides/worse.mdx found", "\nguides/worse.mdx:5:5: link \"/guides/setup\" points at a page that does not exist"}, ""},
+	}
+	for _, tc := range cases {
+		out, err := callJSON(c, tc.tool, tc.args)
+		if err != nil {
+			t.Errorf("%s(%s): %v", tc.tool, tc.args, err)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s(%s) lacks %q:\n%s", tc.tool, tc.args, w, out)
+			}
+		}
+		if tc.notWant != "" && strings.Contains(out, tc.notWant) {
+			t.Errorf("%s(%s) says %q:\n%s", tc.tool, tc.args, tc.notWant, out)
+		}
+	}
+}
