@@ -85,7 +85,7 @@ func (s *Service) RecordDrain(ctx context.Context, projectID, provider string, b
 	if err != nil {
 		return res, err
 	}
-	n, _, err := s.record(ctx, projectID, events, nil, metrics.SourceDrain)
+	n, _, err := s.record(ctx, projectID, events, nil, nil, metrics.SourceDrain)
 	if err != nil {
 		return res, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,12 +33,15 @@ type Event struct {
 	LineHash []byte
 }
 
-// RawEvent is an event as the events API receives it.
+// RawEvent is an event as the events API receives it: a page view (type
+// "view" or none) or, with its own fields, a search, a search result
+// opened (searchClick) or feedback (CONTRACT §3).
 type RawEvent struct {
-	Path      string `json:"path"`
+	Type      string `json:"type,omitempty"`
+	Path      string `json:"path,omitempty"`
 	Timestamp string `json:"timestamp"`
-	UserAgent string `json:"userAgent"`
-	IP        string `json:"ip"`
+	UserAgent string `json:"userAgent,omitempty"`
+	IP        string `json:"ip,omitempty"`
 	VisitorID string `json:"visitorId,omitempty"`
 	// Accept is the request's Accept header, when the host has it: it tells
 	// an agent asking for Markdown (additive to the contract's fields).
@@ -45,7 +49,27 @@ type RawEvent struct {
 	// Referrer is the page that linked to this one (CONTRACT §3): checked,
 	// not stored yet.
 	Referrer string `json:"referrer,omitempty"`
+
+	// A search's and a searchClick's term; a search's result count.
+	Query string `json:"query,omitempty"`
+	Hits  *int64 `json:"hits,omitempty"`
+	// Feedback's fields (see parseFeedback).
+	Helpful  *bool  `json:"helpful,omitempty"`
+	Comment  string `json:"comment,omitempty"`
+	Contact  string `json:"contact,omitempty"`
+	Source   string `json:"source,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Filename string `json:"filename,omitempty"`
+	Lang     string `json:"lang,omitempty"`
 }
+
+// Event types of the events API; a view's may be left out.
+const (
+	TypeView        = "view"
+	TypeSearch      = "search"
+	TypeSearchClick = "searchClick"
+	TypeFeedback    = "feedback"
+)
 
 // Raw is the event as the events API takes it.
 func (e Event) Raw() RawEvent {
@@ -61,65 +85,165 @@ const (
 	maxFuture       = 5 * time.Minute
 )
 
+// Events is a batch of the events API by type, each in the order sent.
+type Events struct {
+	Views    []Event
+	Searches []SiteSearch
+	Clicks   []SearchClick
+	Feedback []model.Feedback
+}
+
+// Len is how many events the batch holds.
+func (e Events) Len() int {
+	return len(e.Views) + len(e.Searches) + len(e.Clicks) + len(e.Feedback)
+}
+
 // ParseEvents validates a batch whole: either every event is good and they
 // are returned, or the problems name each bad field (events[3].timestamp).
-func ParseEvents(raw []RawEvent, now time.Time) ([]Event, model.FieldErrors) {
+func ParseEvents(raw []RawEvent, now time.Time) (Events, model.FieldErrors) {
 	switch {
 	case len(raw) == 0:
-		return nil, model.Invalid("events", "At least one event is required.")
+		return Events{}, model.Invalid("events", "At least one event is required.")
 	case len(raw) > MaxBatch:
-		return nil, model.Invalid("events", fmt.Sprintf("At most %d events are accepted a request; got %d.", MaxBatch, len(raw)))
+		return Events{}, model.Invalid("events", fmt.Sprintf("At most %d events are accepted a request; got %d.", MaxBatch, len(raw)))
 	}
 	var problems model.FieldErrors
-	events := make([]Event, len(raw))
+	events := Events{Views: make([]Event, 0, len(raw))}
 	for i, r := range raw {
 		field := func(name, format string, args ...any) {
 			problems.Add(fmt.Sprintf("events[%d].%s", i, name), format, args...)
 		}
-		path, msg := normalizePath(r.Path)
-		if msg != "" {
-			field("path", "%s", msg)
-		}
-		at, err := time.Parse(time.RFC3339Nano, r.Timestamp)
-		switch {
-		case r.Timestamp == "":
-			field("timestamp", "The timestamp is required (RFC 3339, e.g. 2026-01-02T15:04:05Z).")
-		case err != nil:
-			field("timestamp", "The timestamp %q is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z).", r.Timestamp)
-		case at.Before(time.Unix(0, 0)):
-			field("timestamp", "The timestamp is before 1970.")
-		case at.After(now.Add(maxFuture)):
-			field("timestamp", "The timestamp is in the future.")
-		}
-		switch {
-		case strings.TrimSpace(r.UserAgent) == "":
-			field("userAgent", "The user agent is required.")
-		case len(r.UserAgent) > maxUserAgentLen || !utf8.ValidString(r.UserAgent):
-			field("userAgent", "The user agent must be valid UTF-8 of at most %d bytes.", maxUserAgentLen)
-		}
-		switch {
-		case r.IP == "" && r.VisitorID == "":
-			field("ip", "The IP address is required when no visitorId is given.")
-		case r.IP != "":
-			if _, err := netip.ParseAddr(r.IP); err != nil {
-				field("ip", "%q is not an IP address.", r.IP)
-			}
-		}
-		if len(r.VisitorID) > maxVisitorIDLen {
-			field("visitorId", "The visitorId is longer than %d bytes.", maxVisitorIDLen)
-		}
-		if len(r.Accept) > maxUserAgentLen {
-			field("accept", "The accept header is longer than %d bytes.", maxUserAgentLen)
-		}
-		if len(r.Referrer) > maxReferrerLen || !utf8.ValidString(r.Referrer) {
-			field("referrer", "The referrer must be valid UTF-8 of at most %d bytes.", maxReferrerLen)
-		}
-		events[i] = Event{Path: path, At: at, UserAgent: r.UserAgent, IP: r.IP, VisitorID: r.VisitorID, Accept: r.Accept, Referrer: r.Referrer}
+		parseEvent(&events, r, now, field)
 	}
 	if problems != nil {
-		return nil, problems
+		return Events{}, problems
 	}
 	return events, nil
+}
+
+// parseEvent checks one event and adds it to events, or says through
+// field what is wrong with each of its fields.
+func parseEvent(events *Events, r RawEvent, now time.Time, field func(name, format string, args ...any)) {
+	if r.Type == "" || r.Type == TypeView {
+		if r.hasInteractionFields() {
+			refuseFields(r, TypeView, field)
+		}
+		if e, ok := parseView(r, now, field); ok {
+			events.Views = append(events.Views, e)
+		}
+		return
+	}
+	at := parseTimestamp(r.Timestamp, now, field)
+	switch r.Type {
+	case TypeSearch:
+		refuseFields(r, TypeSearch, field)
+		if s, ok := parseSearch(r, at, field); ok {
+			events.Searches = append(events.Searches, s)
+		}
+	case TypeSearchClick:
+		refuseFields(r, TypeSearchClick, field)
+		if c, ok := parseSearchClick(r, at, field); ok {
+			events.Clicks = append(events.Clicks, c)
+		}
+	case TypeFeedback:
+		refuseFields(r, TypeFeedback, field)
+		if f, ok := parseFeedback(r, at, field); ok {
+			events.Feedback = append(events.Feedback, f)
+		}
+	default:
+		field("type", "Unknown event type %q; the types are %s, %s, %s and %s.", r.Type, TypeView, TypeSearch, TypeSearchClick, TypeFeedback)
+	}
+}
+
+// parseTimestamp reads an event's time; the zero time when it is wrong.
+func parseTimestamp(ts string, now time.Time, field func(name, format string, args ...any)) time.Time {
+	at, err := time.Parse(time.RFC3339Nano, ts)
+	switch {
+	case ts == "":
+		field("timestamp", "The timestamp is required (RFC 3339, e.g. 2026-01-02T15:04:05Z).")
+	case err != nil:
+		field("timestamp", "The timestamp %q is not an RFC 3339 date-time (e.g. 2026-01-02T15:04:05Z).", ts)
+	case at.Before(time.Unix(0, 0)):
+		field("timestamp", "The timestamp is before 1970.")
+	case at.After(now.Add(maxFuture)):
+		field("timestamp", "The timestamp is in the future.")
+	default:
+		return at
+	}
+	return time.Time{}
+}
+
+// parseView checks a page view's fields.
+func parseView(r RawEvent, now time.Time, field func(name, format string, args ...any)) (Event, bool) {
+	ok := true
+	bad := func(name, format string, args ...any) {
+		ok = false
+		field(name, format, args...)
+	}
+	path, msg := normalizePath(r.Path)
+	if msg != "" {
+		bad("path", "%s", msg)
+	}
+	at := parseTimestamp(r.Timestamp, now, bad)
+	switch {
+	case strings.TrimSpace(r.UserAgent) == "":
+		bad("userAgent", "The user agent is required.")
+	case len(r.UserAgent) > maxUserAgentLen || !utf8.ValidString(r.UserAgent):
+		bad("userAgent", "The user agent must be valid UTF-8 of at most %d bytes.", maxUserAgentLen)
+	}
+	switch {
+	case r.IP == "" && r.VisitorID == "":
+		bad("ip", "The IP address is required when no visitorId is given.")
+	case r.IP != "":
+		if _, err := netip.ParseAddr(r.IP); err != nil {
+			bad("ip", "%q is not an IP address.", r.IP)
+		}
+	}
+	if len(r.VisitorID) > maxVisitorIDLen {
+		bad("visitorId", "The visitorId is longer than %d bytes.", maxVisitorIDLen)
+	}
+	if len(r.Accept) > maxUserAgentLen {
+		bad("accept", "The accept header is longer than %d bytes.", maxUserAgentLen)
+	}
+	if len(r.Referrer) > maxReferrerLen || !utf8.ValidString(r.Referrer) {
+		bad("referrer", "The referrer must be valid UTF-8 of at most %d bytes.", maxReferrerLen)
+	}
+	return Event{Path: path, At: at, UserAgent: r.UserAgent, IP: r.IP, VisitorID: r.VisitorID, Accept: r.Accept, Referrer: r.Referrer}, ok
+}
+
+// eventFields are the fields each type of event takes, beside type and
+// timestamp.
+var eventFields = map[string][]string{
+	TypeView:        {"path", "userAgent", "ip", "visitorId", "accept", "referrer"},
+	TypeSearch:      {"query", "hits"},
+	TypeSearchClick: {"query", "path"},
+	TypeFeedback:    {"path", "helpful", "comment", "contact", "source", "code", "filename", "lang"},
+}
+
+// hasInteractionFields says whether a view carries a field only the other
+// types take (the usual view has none: checked without a map).
+func (r RawEvent) hasInteractionFields() bool {
+	return r.Query != "" || r.Hits != nil || r.Helpful != nil || r.Comment != "" || r.Contact != "" ||
+		r.Source != "" || r.Code != "" || r.Filename != "" || r.Lang != ""
+}
+
+// refuseFields names each field the event carries that its type does not
+// take, so a search sent with a view's fields is not stored as if whole.
+func refuseFields(r RawEvent, typ string, field func(name, format string, args ...any)) {
+	given := []struct {
+		name string
+		set  bool
+	}{
+		{"path", r.Path != ""}, {"userAgent", r.UserAgent != ""}, {"ip", r.IP != ""}, {"visitorId", r.VisitorID != ""},
+		{"accept", r.Accept != ""}, {"referrer", r.Referrer != ""}, {"query", r.Query != ""}, {"hits", r.Hits != nil},
+		{"helpful", r.Helpful != nil}, {"comment", r.Comment != ""}, {"contact", r.Contact != ""}, {"source", r.Source != ""},
+		{"code", r.Code != ""}, {"filename", r.Filename != ""}, {"lang", r.Lang != ""},
+	}
+	for _, g := range given {
+		if g.set && !slices.Contains(eventFields[typ], g.name) {
+			field(g.name, "A %s event takes no %s; its fields are type, timestamp, %s.", typ, g.name, strings.Join(eventFields[typ], ", "))
+		}
+	}
 }
 
 // normalizePath checks a page path and drops its query and fragment, which
@@ -160,13 +284,39 @@ type Batch struct {
 // nothing and returns the first answer (replayed), another body is
 // model.ErrIdempotencyConflict.
 func (s *Service) RecordBatch(ctx context.Context, projectID string, events []Event, batch *Batch) (stored int, replayed bool, err error) {
-	return s.record(ctx, projectID, events, batch, metrics.SourceEvents)
+	return s.RecordEvents(ctx, projectID, Events{Views: events}, batch)
 }
 
-// record is RecordBatch for events that came in through source (metrics'
-// label: events, tracker, import).
-func (s *Service) record(ctx context.Context, projectID string, events []Event, batch *Batch, source string) (stored int, replayed bool, err error) {
-	if len(events) == 0 {
+// RecordEvents is RecordBatch for a batch of the events API, whose
+// searches and feedback are stored with its views, in one transaction.
+func (s *Service) RecordEvents(ctx context.Context, projectID string, events Events, batch *Batch) (stored int, replayed bool, err error) {
+	return s.record(ctx, projectID, events.Views, interactionsOf(events), batch, metrics.SourceEvents)
+}
+
+// interactionsOf is what the events are besides views, as stored (nil:
+// nothing); each feedback gets its id.
+func interactionsOf(events Events) *model.Interactions {
+	if len(events.Searches)+len(events.Clicks)+len(events.Feedback) == 0 {
+		return nil
+	}
+	in := &model.Interactions{Feedback: make([]model.Feedback, len(events.Feedback))}
+	for _, e := range events.Searches {
+		in.Searches = append(in.Searches, model.NewSearch{At: e.At.UnixMilli(), Query: e.Query, Results: e.Results})
+	}
+	for _, e := range events.Clicks {
+		in.Clicks = append(in.Clicks, model.NewSearchClick{At: e.At.UnixMilli(), Query: e.Query, Path: e.Path})
+	}
+	for i, f := range events.Feedback {
+		f.ID = model.NewID()
+		in.Feedback[i] = f
+	}
+	return in
+}
+
+// record is RecordEvents for views and interactions (more, may be nil)
+// that came in through source (metrics' label: events, tracker, import).
+func (s *Service) record(ctx context.Context, projectID string, events []Event, more *model.Interactions, batch *Batch, source string) (stored int, replayed bool, err error) {
+	if len(events)+more.Len() == 0 {
 		return 0, false, nil
 	}
 	st, err := s.site(ctx, projectID, true)
@@ -195,9 +345,9 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 	if batch != nil {
 		eb = &model.EventBatch{Key: batch.Key, BodyHash: batch.BodyHash}
 	}
-	n, replayed, err := s.db.StorePageViews(ctx, st.id, views, eb)
+	n, replayed, err := s.db.StorePageViews(ctx, st.id, views, more, eb)
 	if err == nil && !replayed {
-		countIngested(views, n, source)
+		countIngested(views, n-more.Len(), source)
 	}
 	return n, replayed, err
 }
@@ -209,7 +359,7 @@ func (s *Service) RecordBrowser(ctx context.Context, projectID string, e Event) 
 	if s.cls.Classify(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept}) != Human {
 		return false, nil
 	}
-	n, _, err := s.record(ctx, projectID, []Event{e}, nil, metrics.SourceTracker)
+	n, _, err := s.record(ctx, projectID, []Event{e}, nil, nil, metrics.SourceTracker)
 	return n == 1, err
 }
 

@@ -156,7 +156,7 @@ func (s *Service) storeLines(ctx context.Context, projectID string, batch []Even
 	if len(batch) == 0 {
 		return nil
 	}
-	n, _, err := s.record(ctx, projectID, batch, nil, metrics.SourceImport)
+	n, _, err := s.record(ctx, projectID, batch, nil, nil, metrics.SourceImport)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"time"
 
 	"github.com/folio-docs/folio/model"
 )
@@ -12,6 +13,7 @@ import (
 type Storage interface {
 	SiteRecords
 	ViewRecords
+	InteractionRecords
 	DrainRecords
 	// ProjectByID finds a project (model.ErrNotFound if none).
 	ProjectByID(ctx context.Context, id string) (model.Project, error)
@@ -41,7 +43,9 @@ type ViewRecords interface {
 	// were stored (a log line imported before is skipped); a batch named
 	// by an Idempotency-Key seen before is replayed, or is
 	// model.ErrIdempotencyConflict with another body.
-	StorePageViews(ctx context.Context, siteID int64, views []model.NewPageView, batch *model.EventBatch) (stored int, replayed bool, err error)
+	// The batch's searches and feedback (more, may be nil) are stored in
+	// the same transaction, and counted as stored.
+	StorePageViews(ctx context.Context, siteID int64, views []model.NewPageView, more *model.Interactions, batch *model.EventBatch) (stored int, replayed bool, err error)
 	// AnalyticsMaxViewID is the newest view's id (0 if none).
 	AnalyticsMaxViewID(ctx context.Context, siteID int64) (int64, error)
 	// AnalyticsView reads one view by id, or model.ErrNotFound.
@@ -62,4 +66,29 @@ type DrainRecords interface {
 	SetDrainSecret(ctx context.Context, projectID, secret string) error
 	// SetVercelVerify sets (or, with "", removes) Vercel's verification code.
 	SetVercelVerify(ctx context.Context, projectID, code string) error
+}
+
+// InteractionRecords read a site's searches and feedback (stored with its
+// views, by StorePageViews) and keep feedback's review status.
+type InteractionRecords interface {
+	// SearchTerms are the terms searched from <= at < to, by searches
+	// descending then term, the page [offset, offset+limit).
+	SearchTerms(ctx context.Context, siteID, from, to int64, limit, offset int) ([]model.SearchTerm, error)
+	// SearchCount is how many searches there were from <= at < to.
+	SearchCount(ctx context.Context, siteID, from, to int64) (int, error)
+	// SearchClicks counts the results opened from <= at < to from each
+	// of the terms, by term and page.
+	SearchClicks(ctx context.Context, siteID, from, to int64, queries []string) ([]model.SearchClickCount, error)
+	// FeedbackList is up to limit of the feedback f picks, newest first,
+	// after the key when one is given.
+	FeedbackList(ctx context.Context, siteID int64, f model.FeedbackFilter, after *model.FeedbackKey, limit int) ([]model.Feedback, error)
+	// FeedbackByPage counts the feedback f picks per page, by total
+	// descending then path, the page [offset, offset+limit).
+	FeedbackByPage(ctx context.Context, siteID int64, f model.FeedbackFilter, limit, offset int) ([]model.FeedbackPage, error)
+	// FeedbackStatusCounts counts the feedback f picks (statuses aside)
+	// by status.
+	FeedbackStatusCounts(ctx context.Context, siteID int64, f model.FeedbackFilter) (map[model.FeedbackStatus]int, error)
+	// SetFeedbackStatus moves one feedback to status at a time, or is
+	// model.ErrFeedbackNotFound.
+	SetFeedbackStatus(ctx context.Context, siteID int64, id string, status model.FeedbackStatus, at time.Time) error
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -38,6 +39,55 @@ func (s *Service) TrackBrowserView(ctx context.Context, v BrowserView) (bool, er
 		return false, model.Invalid("path", "analytics: invalid path: "+err.Error())
 	}
 	return s.RecordBrowser(ctx, p.ID, Event{Path: path, At: v.At, UserAgent: v.UserAgent, IP: v.IP})
+}
+
+// BrowserEvent is a search, a search result opened or feedback the
+// tracker reports: the event as the events API takes it (its Type one of
+// those three, no timestamp: the time is At), and who sent it.
+type BrowserEvent struct {
+	ProjectID string
+	Event     RawEvent
+	Origin    string
+	UserAgent string
+	IP        string
+	At        time.Time
+}
+
+// TrackBrowserEvent records a tracker's search, search click or feedback
+// under the rules of a tracker's page view: a page of the project's
+// allowed domains, a person's browser (bots and AI agents are not
+// recorded through this door; feedback of source agent comes through the
+// events API). It says whether the event was stored; a bad field is
+// model.FieldErrors, named as the tracker names it.
+func (s *Service) TrackBrowserEvent(ctx context.Context, e BrowserEvent) (bool, error) {
+	p, err := s.db.ProjectByID(ctx, e.ProjectID)
+	if err != nil {
+		return false, err
+	}
+	if !OriginAllowed(p.AllowedDomains, e.Origin) {
+		return false, model.ErrOriginNotAllowed
+	}
+	raw := e.Event
+	raw.Timestamp = e.At.UTC().Format(time.RFC3339Nano)
+	var events Events
+	var problems model.FieldErrors
+	switch raw.Type {
+	case TypeSearch, TypeSearchClick, TypeFeedback:
+		parseEvent(&events, raw, e.At, func(name, format string, args ...any) { problems.Add(name, format, args...) })
+	default:
+		problems.Add("type", "The tracker reports events of type %s, %s and %s here; a page view has no type.", TypeSearch, TypeSearchClick, TypeFeedback)
+	}
+	if len(events.Feedback) == 1 && events.Feedback[0].Source == model.FeedbackAgent {
+		problems.Add("source", "Feedback of source agent comes through the events API, not the browser tracker.")
+	}
+	if problems != nil {
+		return false, problems
+	}
+	if s.cls.Classify(Input{UserAgent: e.UserAgent}) != Human {
+		return false, nil
+	}
+	n, _, err := s.record(ctx, p.ID, nil, interactionsOf(events), nil, metrics.SourceTracker)
+	return n == 1, err
 }
 
 // OriginAllowed says whether a page at origin may report views for a project

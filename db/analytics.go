@@ -112,15 +112,15 @@ const rowsPerInsert = 500
 // hashes, its paths missing from the cache (each distinct one once), then
 // the views. Either all of it commits or none.
 func (d *DB) InsertPageViews(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView) (int, error) {
-	n, _, err := d.InsertPageViewsOnce(ctx, siteID, dict, views, nil)
+	n, _, err := d.InsertPageViewsOnce(ctx, siteID, dict, views, nil, nil)
 	return n, err
 }
 
 // StorePageViews is InsertPageViewsOnce through the site's dictionary
 // cache this DB keeps: one for the DB's life, shared by every caller (ids
 // never change, so a shared cache is at worst incomplete).
-func (d *DB) StorePageViews(ctx context.Context, siteID int64, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
-	return d.InsertPageViewsOnce(ctx, siteID, d.dicts.of(siteID), views, batch)
+func (d *DB) StorePageViews(ctx context.Context, siteID int64, views []NewPageView, more *Interactions, batch *EventBatch) (stored int, replayed bool, err error) {
+	return d.InsertPageViewsOnce(ctx, siteID, d.dicts.of(siteID), views, more, batch)
 }
 
 // InsertPageViewsOnce is InsertPageViews for a batch named by an
@@ -128,7 +128,9 @@ func (d *DB) StorePageViews(ctx context.Context, siteID int64, views []NewPageVi
 // body within IdempotencyTTL, nothing is stored and the first answer is
 // returned with replayed true; with another body it is
 // model.ErrIdempotencyConflict. The check and the insert are one transaction.
-func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, batch *EventBatch) (stored int, replayed bool, err error) {
+// The batch's searches and feedback (more, may be nil) are stored in it
+// too, each counted as stored.
+func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, more *Interactions, batch *EventBatch) (stored int, replayed bool, err error) {
 	newPaths := map[string]int64{}
 	newAgents := map[ViewAgent]int64{}
 	// Prepared outside the transaction: the writer has one connection.
@@ -254,6 +256,12 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 		if err := flush(); err != nil {
 			return err
 		}
+		if more != nil {
+			if err := insertInteractions(ctx, tx, siteID, more); err != nil {
+				return err
+			}
+			stored += more.Len()
+		}
 		if batch == nil {
 			return nil
 		}
@@ -270,7 +278,7 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 		return 0, false, err
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("db: unable to store %d page views: %w", len(views), err)
+		return 0, false, fmt.Errorf("db: unable to store %d page views and %d other events: %w", len(views), more.Len(), err)
 	}
 	if replayed {
 		return stored, true, nil

@@ -5,24 +5,32 @@ import "github.com/folio-docs/folio/model"
 // The domain types live in package model; db reads and writes them under
 // these names.
 type (
-	APIKey          = model.APIKey
-	AgentCount      = model.AgentCount
-	EventBatch      = model.EventBatch
-	IdempotencyKey  = model.IdempotencyKey
-	Invitation      = model.Invitation
-	Job             = model.Job
-	JobMessage      = model.JobMessage
-	JobStatus       = model.JobStatus
-	Member          = model.Member
-	NewPageView     = model.NewPageView
-	PageView        = model.PageView
-	PageViewColumns = model.PageViewColumns
-	Project         = model.Project
-	TurnOutcome     = model.TurnOutcome
-	User            = model.User
-	ViewAgent       = model.ViewAgent
-	WebhookDelivery = model.WebhookDelivery
-	WebhookEvent    = model.WebhookEvent
+	APIKey           = model.APIKey
+	AgentCount       = model.AgentCount
+	EventBatch       = model.EventBatch
+	FeedbackFilter   = model.FeedbackFilter
+	FeedbackKey      = model.FeedbackKey
+	FeedbackPage     = model.FeedbackPage
+	IdempotencyKey   = model.IdempotencyKey
+	Interactions     = model.Interactions
+	Invitation       = model.Invitation
+	Job              = model.Job
+	JobMessage       = model.JobMessage
+	JobStatus        = model.JobStatus
+	Member           = model.Member
+	NewPageView      = model.NewPageView
+	NewSearch        = model.NewSearch
+	NewSearchClick   = model.NewSearchClick
+	PageView         = model.PageView
+	PageViewColumns  = model.PageViewColumns
+	Project          = model.Project
+	SearchClickCount = model.SearchClickCount
+	SearchTerm       = model.SearchTerm
+	TurnOutcome      = model.TurnOutcome
+	User             = model.User
+	ViewAgent        = model.ViewAgent
+	WebhookDelivery  = model.WebhookDelivery
+	WebhookEvent     = model.WebhookEvent
 )
 
 // The values the domain's rules name.

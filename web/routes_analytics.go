@@ -34,8 +34,13 @@ func (a *app) ingestRoutes(r *mux.Router) {
 // trackerRoutes mounts the browser tracker: its script and its door, both
 // without a key (a browser must never hold one).
 func (a *app) trackerRoutes(r *mux.Router) {
-	// A page view a second per address, with room for quick navigations.
-	limits := api.TrackerLimits{PerSecond: 1, Burst: 20}
+	// An event a second per address, with room for quick navigations; five
+	// feedback an address, then one a minute; and per project, whoever
+	// sends them, 20 searches a second (600 at once) and 360 feedback an
+	// hour (100 at once), so a script cannot flood a project.
+	limits := api.TrackerLimits{PerSecond: 1, Burst: 20,
+		Feedback: api.Rate{PerSecond: 1.0 / 60, Burst: 5}, Searches: api.Rate{PerSecond: 20, Burst: 600},
+		ProjectFeedback: api.Rate{PerSecond: 0.1, Burst: 100}}
 	r.Handle("/js/folio.js", api.TrackerScript(static.FolioJS)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle("/api/event", httpx.LimitBody(api.TrackerEvent(a.analytics, limits))).Methods(http.MethodPost, http.MethodOptions)
 }

@@ -15,9 +15,10 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// EventRecorder stores server-side page views.
+// EventRecorder stores server-side events: page views, searches and
+// feedback.
 type EventRecorder interface {
-	RecordBatch(ctx context.Context, projectID string, events []analytics.Event, batch *analytics.Batch) (int, bool, error)
+	RecordEvents(ctx context.Context, projectID string, events analytics.Events, batch *analytics.Batch) (int, bool, error)
 }
 
 type eventsRequest struct {
@@ -30,7 +31,8 @@ type EventsAccepted struct {
 }
 
 // AnalyticsEvents serves POST /v1/analytics/{projectId}/events: up to 1,000
-// events, validated whole before any is stored. With an Idempotency-Key,
+// events (page views, searches, search clicks, feedback), validated whole
+// before any is stored. With an Idempotency-Key,
 // the same key and events within 24 hours are stored once and answered as
 // the first time; another batch under the key is 409 idempotency_conflict.
 func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
@@ -62,7 +64,7 @@ func AnalyticsEvents(svc EventRecorder) http.HandlerFunc {
 			sum := sha256.Sum256(body)
 			batch = &analytics.Batch{Key: key, BodyHash: sum[:]}
 		}
-		n, replayed, err := svc.RecordBatch(r.Context(), mux.Vars(r)["projectId"], events, batch)
+		n, replayed, err := svc.RecordEvents(r.Context(), mux.Vars(r)["projectId"], events, batch)
 		switch {
 		case errors.Is(err, model.ErrIdempotencyConflict):
 			e := httpx.ErrorOf(err)

@@ -57,6 +57,8 @@ func fastEvents(data []byte) ([]analytics.RawEvent, bool) {
 					return nil, false
 				}
 				switch string(k) {
+				case "type":
+					e.Type = v
 				case "path":
 					e.Path = v
 				case "timestamp":

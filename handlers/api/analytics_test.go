@@ -32,6 +32,12 @@ type analyticsServer struct {
 // HTTP, as web/routes.go assembles them.
 func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 	t.Helper()
+	return newAnalyticsServerWith(t, allowedDomains, api.TrackerLimits{PerSecond: 0.001, Burst: 5})
+}
+
+// newAnalyticsServerWith is newAnalyticsServer with the tracker's limits.
+func newAnalyticsServerWith(t testing.TB, allowedDomains string, limits api.TrackerLimits) analyticsServer {
+	t.Helper()
 	ctx := context.Background()
 	d := testenv.NewDB(t)
 	p, err := d.CreateProject(ctx, model.Project{Name: "docs", Repository: "/tmp/docs", AllowedDomains: allowedDomains})
@@ -61,7 +67,7 @@ func newAnalyticsServer(t testing.TB, allowedDomains string) analyticsServer {
 		drains.Handle("/v1/analytics/{projectId}/drains/"+provider, api.AnalyticsDrain(svc, provider)).Methods(http.MethodPost)
 	}
 	r.Handle("/js/folio.js", api.TrackerScript([]byte("//js"))).Methods(http.MethodGet)
-	r.Handle("/api/event", api.TrackerEvent(svc, api.TrackerLimits{PerSecond: 0.001, Burst: 5})).Methods(http.MethodPost, http.MethodOptions)
+	r.Handle("/api/event", api.TrackerEvent(svc, limits)).Methods(http.MethodPost, http.MethodOptions)
 	srv := httptest.NewServer(httpx.Observe(slog.New(slog.NewTextHandler(io.Discard, nil)))(r))
 	t.Cleanup(srv.Close)
 	return analyticsServer{url: srv.URL, project: p.ID, key: key, db: d}

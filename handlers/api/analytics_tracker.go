@@ -12,16 +12,33 @@ import (
 	"github.com/folio-docs/folio/handlers/httpx"
 )
 
-// BrowserTracker records the tracker's page views.
+// BrowserTracker records the tracker's page views, searches and feedback.
 type BrowserTracker interface {
 	TrackBrowserView(ctx context.Context, v analytics.BrowserView) (bool, error)
+	TrackBrowserEvent(ctx context.Context, e analytics.BrowserEvent) (bool, error)
 }
 
+// trackerEvent is what the tracker posts: a page view (no type), or a
+// search, a search result opened or feedback, with the events API's fields.
 type trackerEvent struct {
 	Project  string `json:"project"`
+	Type     string `json:"type"`
 	Path     string `json:"path"`
 	Referrer string `json:"referrer"`
+	Query    string `json:"query"`
+	Hits     *int64 `json:"hits"`
+	Helpful  *bool  `json:"helpful"`
+	Comment  string `json:"comment"`
+	Contact  string `json:"contact"`
+	Source   string `json:"source"`
+	Code     string `json:"code"`
+	Filename string `json:"filename"`
+	Lang     string `json:"lang"`
 }
+
+// MaxTrackerBody caps what the tracker posts: a page view is a few hundred
+// bytes, feedback on a code snippet at most some 40 KB.
+const MaxTrackerBody = 64 << 10
 
 // TrackerScript serves the browser tracker, cacheable for an hour.
 func TrackerScript(js []byte) http.HandlerFunc {
@@ -33,18 +50,34 @@ func TrackerScript(js []byte) http.HandlerFunc {
 	}
 }
 
-// TrackerLimits is the per-IP rate of /api/event.
+// TrackerLimits are the rates of /api/event: PerSecond and Burst of every
+// event per IP address; and so that a script cannot flood a project,
+// Feedback per address, and Searches (searches and results opened) and
+// ProjectFeedback per project, from all addresses together. A zero Rate
+// is no limit.
 type TrackerLimits struct {
+	PerSecond       float64
+	Burst           int
+	Feedback        Rate
+	Searches        Rate
+	ProjectFeedback Rate
+}
+
+// Rate is a token bucket's: PerSecond tokens a second, up to Burst.
+type Rate struct {
 	PerSecond float64
 	Burst     int
 }
 
 // TrackerEvent serves POST /api/event, the browser tracker's door: no key,
-// CORS for the project's allowed domains, a per-IP rate limit, and 202 for
-// every well-formed event, counted or not (bots and AI agents are not).
-// OPTIONS answers the CORS preflight.
+// CORS for the project's allowed domains, rate limits per IP address (and
+// for searches and feedback per project), and 202 for every well-formed
+// event, counted or not (bots and AI agents are not). OPTIONS answers the
+// CORS preflight.
 func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
-	lim := newIPLimiter(limits)
+	lim := newIPLimiter(Rate{limits.PerSecond, limits.Burst})
+	feedback := newIPLimiter(limits.Feedback)
+	projectSearches, projectFeedback := newIPLimiter(limits.Searches), newIPLimiter(limits.ProjectFeedback)
 	return func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
 		if origin != "" {
@@ -67,12 +100,38 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 			return
 		}
 		var ev trackerEvent
-		if e := httpx.DecodeJSON(r, &ev); e != nil {
+		if e := httpx.DecodeJSONLimit(r, &ev, MaxTrackerBody); e != nil {
 			httpx.WriteError(w, r, e)
 			return
 		}
 		if ev.Project == "" {
 			httpx.WriteError(w, r, httpx.InvalidField("project", "The project is required (the script's data-project attribute)."))
+			return
+		}
+		if ev.Type != "" {
+			now := time.Now()
+			var ok bool
+			var wait time.Duration
+			if ev.Type == analytics.TypeFeedback {
+				if ok, wait = feedback.allow(ip, now); ok {
+					ok, wait = projectFeedback.allow(ev.Project, now)
+				}
+			} else {
+				ok, wait = projectSearches.allow(ev.Project, now)
+			}
+			if !ok {
+				httpx.SetRetryAfter(w, wait)
+				httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Too many %s events; retry in %d seconds.", ev.Type, max(1, httpx.Seconds(wait))))
+				return
+			}
+			_, err := svc.TrackBrowserEvent(r.Context(), analytics.BrowserEvent{ProjectID: ev.Project, Origin: origin, UserAgent: r.UserAgent(), IP: ip, At: now,
+				Event: analytics.RawEvent{Type: ev.Type, Path: ev.Path, Query: ev.Query, Hits: ev.Hits, Helpful: ev.Helpful, Comment: ev.Comment,
+					Contact: ev.Contact, Source: ev.Source, Code: ev.Code, Filename: ev.Filename, Lang: ev.Lang}})
+			if err != nil {
+				httpx.WriteDomainError(w, r, err)
+				return
+			}
+			w.WriteHeader(http.StatusAccepted)
 			return
 		}
 		_, err := svc.TrackBrowserView(r.Context(), analytics.BrowserView{
@@ -87,9 +146,10 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 	}
 }
 
-// ipLimiter is a token bucket per client address, forgetting idle ones.
+// ipLimiter is a token bucket per client address (or per project),
+// forgetting idle ones.
 type ipLimiter struct {
-	limits TrackerLimits
+	limits Rate
 	mu     sync.Mutex
 	ips    map[string]*ipBucket
 	swept  time.Time
@@ -100,12 +160,15 @@ type ipBucket struct {
 	seen time.Time
 }
 
-func newIPLimiter(l TrackerLimits) *ipLimiter {
+func newIPLimiter(l Rate) *ipLimiter {
 	return &ipLimiter{limits: l, ips: map[string]*ipBucket{}}
 }
 
 // allow takes a token for ip, or says in how many seconds to retry.
 func (l *ipLimiter) allow(ip string, now time.Time) (bool, time.Duration) {
+	if l.limits == (Rate{}) {
+		return true, 0
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now.Sub(l.swept) > time.Minute {

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -14,6 +15,8 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	project := pathParam("projectId", "The project's id, from the API keys page.")
 	integer := map[string]any{"type": "integer", "minimum": 0}
 	str := map[string]any{"type": "string"}
+	timestamp := map[string]any{"type": "string", "format": "date-time"}
+	term := map[string]any{"type": "string", "description": fmt.Sprintf("The search term; grouped with white space collapsed and in lower case, at most %d characters.", analytics.MaxTermLen)}
 	date := map[string]any{"type": "string", "description": "YYYY-MM-DD (that day's start, UTC) or an ISO 8601 date-time (UTC when it names no zone). Page views are kept to the millisecond, so a finer bound (Python's microseconds) is ceiled to the millisecond, which counts exactly the views at or after it. dateFrom equal to dateTo is an empty range (200); dateFrom after dateTo is 400."}
 	// JSON Schema's integer is any number without a fraction, 50.0 too, as the parser reads it.
 	integral := " An integer written as a number (50.0, 5e1) is that integer; a fraction (50.5) is 400."
@@ -79,11 +82,19 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	cloudflare["requestBody"] = drainBody("One Logpush batch.")
 
 	noKey := []any{} // the browser must never hold an admin key
-	tracker := operation("trackPageView", "Record a page view from the browser tracker (no key; CORS for the project's allowed domains; per-address rate limit). Bots and AI agents are not counted here.", 202, nil,
+	tracker := operation("trackPageView", fmt.Sprintf("Record a page view, a search, a search result opened or feedback from the browser tracker (no key; CORS for the project's allowed domains; rate limits per address, and for searches and feedback per project; bodies up to %d bytes). Bots and AI agents are not recorded here (their events are accepted and dropped), nor feedback of source agent.", MaxTrackerBody), 202, nil,
 		http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusTooManyRequests)
 	tracker["security"] = noKey
-	tracker["requestBody"] = map[string]any{"required": true, "content": jsonContent(object([]any{"project", "path"}, map[string]any{
-		"project": str, "path": str, "referrer": str}))}
+	trackerProps := feedbackInput(nil)
+	maps.Copy(trackerProps, map[string]any{
+		"project":  str,
+		"type":     map[string]any{"type": "string", "enum": []any{analytics.TypeSearch, analytics.TypeSearchClick, analytics.TypeFeedback}, "description": "Left out for a page view."},
+		"path":     map[string]any{"type": "string", "description": "The page viewed, rated, or opened from a search."},
+		"referrer": str, "query": term, "hits": map[string]any{"type": "integer", "minimum": 0},
+	})
+	delete(trackerProps, "timestamp")
+	tracker["requestBody"] = map[string]any{"required": true, "content": jsonContent(map[string]any{"type": "object", "required": []any{"project"}, "additionalProperties": false,
+		"description": "A page view (project, path, referrer), or an event of the events API's fields with its type; the time is when it arrives.", "properties": trackerProps})}
 	preflight := operation("trackPageViewPreflight", "CORS preflight of the tracker's POST.", 204, nil)
 	preflight["security"] = noKey
 	script := operation("getTrackerScript", "The browser tracker, used as <script defer src=\"{base}/js/folio.js\" data-project=\"{projectId}\"></script>.", 200, nil)
@@ -124,15 +135,60 @@ func AnalyticsOpenAPI() OpenAPIPart {
 			}),
 			"EventBatch": object([]any{"events"}, map[string]any{
 				"events": map[string]any{"type": "array", "minItems": 1, "maxItems": analytics.MaxBatch, "items": map[string]any{
-					"type": "object", "required": []any{"path", "timestamp", "userAgent"}, "additionalProperties": false,
-					"description": "ip is required unless visitorId is given.",
-					"properties": map[string]any{
-						"path": str, "timestamp": map[string]any{"type": "string", "format": "date-time"}, "userAgent": str, "ip": str,
-						"visitorId": map[string]any{"type": "string", "description": "Your own stable visitor id; without it, a daily-keyed hash of IP and user agent is used."},
-						"accept":    map[string]any{"type": "string", "description": "The request's Accept header, so Markdown reads are classed as AI."},
-						"referrer":  map[string]any{"type": "string", "maxLength": 2048, "description": "The page that linked here (the Referer header), when there is one."},
-					}}},
+					"oneOf": []any{ref("ViewEvent"), ref("SearchEvent"), ref("SearchClickEvent"), ref("FeedbackEvent")}}},
 			}),
+			"ViewEvent": map[string]any{
+				"type": "object", "required": []any{"path", "timestamp", "userAgent"}, "additionalProperties": false,
+				"description": "A page view. ip is required unless visitorId is given.",
+				"properties": map[string]any{
+					"type": map[string]any{"type": "string", "enum": []any{analytics.TypeView}, "default": analytics.TypeView},
+					"path": str, "timestamp": timestamp, "userAgent": str, "ip": str,
+					"visitorId": map[string]any{"type": "string", "description": "Your own stable visitor id; without it, a daily-keyed hash of IP and user agent is used."},
+					"accept":    map[string]any{"type": "string", "description": "The request's Accept header, so Markdown reads are classed as AI."},
+					"referrer":  map[string]any{"type": "string", "maxLength": 2048, "description": "The page that linked here (the Referer header), when there is one."},
+				}},
+			"SearchEvent": map[string]any{
+				"type": "object", "required": []any{"type", "timestamp", "query", "hits"}, "additionalProperties": false,
+				"description": "A search a reader made in the docs site's search box.",
+				"properties": map[string]any{
+					"type": map[string]any{"type": "string", "enum": []any{analytics.TypeSearch}}, "timestamp": timestamp, "query": term,
+					"hits": map[string]any{"type": "integer", "minimum": 0, "description": "How many results the search showed (0 for none)."},
+				}},
+			"SearchClickEvent": map[string]any{
+				"type": "object", "required": []any{"type", "timestamp", "query", "path"}, "additionalProperties": false,
+				"description": "A result a reader opened from a search: ctr and topClickedPage in the searches export.",
+				"properties": map[string]any{
+					"type": map[string]any{"type": "string", "enum": []any{analytics.TypeSearchClick}}, "timestamp": timestamp, "query": term,
+					"path": map[string]any{"type": "string", "description": "The page opened, from /."},
+				}},
+			"FeedbackEvent": map[string]any{
+				"type": "object", "required": []any{"type", "timestamp", "path", "source"}, "additionalProperties": false,
+				"description": "Feedback on a page: helpful is required except on a code snippet's (source code_snippet), which requires code and alone takes code, filename and lang. It is stored pending review.",
+				"properties":  feedbackInput(timestamp),
+			},
 		},
 	}
+}
+
+// feedbackInput are the fields a feedback event takes (timestamp nil:
+// none, as from the tracker).
+func feedbackInput(timestamp any) map[string]any {
+	text := func(max int, desc string) map[string]any {
+		return map[string]any{"type": "string", "description": fmt.Sprintf("%s At most %d characters (white space around it aside).", desc, max)}
+	}
+	props := map[string]any{
+		"type":     map[string]any{"type": "string", "enum": []any{analytics.TypeFeedback}},
+		"path":     map[string]any{"type": "string", "description": "The page the feedback is about, from /."},
+		"helpful":  map[string]any{"type": "boolean", "description": "Whether the page (or the snippet) helped."},
+		"source":   map[string]any{"type": "string", "enum": []any{"contextual", "thumbs_only", "code_snippet", "agent"}, "description": "contextual: the page's widget with a comment; thumbs_only: without; code_snippet: on a code block; agent: from an AI agent (events API only)."},
+		"comment":  text(analytics.MaxCommentLen, "What the reader wrote."),
+		"contact":  map[string]any{"type": "string", "format": "email", "maxLength": 254, "description": "An e-mail address the reader left to be answered at."},
+		"code":     map[string]any{"type": "string", "maxLength": analytics.MaxCodeLen, "description": "The code snippet, as written (code_snippet only)."},
+		"filename": text(255, "The snippet's file name (code_snippet only)."),
+		"lang":     text(64, "The snippet's language (code_snippet only)."),
+	}
+	if timestamp != nil {
+		props["timestamp"] = timestamp
+	}
+	return props
 }

@@ -51,6 +51,12 @@ type FastDecoder interface{ DecodeFast(data []byte) bool }
 // DecodeJSON is the one JSON decoder: it checks the media type, caps the
 // size, refuses unknown fields and trailing data, and says which field is wrong.
 func DecodeJSON(r *http.Request, dst any) *Error {
+	return DecodeJSONLimit(r, dst, MaxBodyBytes)
+}
+
+// DecodeJSONLimit is DecodeJSON for a door whose bodies are smaller than
+// MaxBodyBytes: one over limit bytes is 413, naming the limit.
+func DecodeJSONLimit(r *http.Request, dst any, limit int64) *Error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
@@ -59,7 +65,7 @@ func DecodeJSON(r *http.Request, dst any) *Error {
 	}
 	// Read whole (the decoder would buffer it all anyway), so that an
 	// unknown field can be found again and named with its path.
-	data, e := ReadBody(r, MaxBodyBytes)
+	data, e := ReadBody(r, limit)
 	if e != nil {
 		return e
 	}
