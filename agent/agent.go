@@ -30,7 +30,20 @@ type Message struct {
 	ToolCallID string     `json:"toolCallId,omitempty"` // for RoleTool: the call answered
 	ToolName   string     `json:"toolName,omitempty"`   // for RoleTool
 	IsError    bool       `json:"isError,omitempty"`    // for RoleTool: the tool refused or failed
-	CreatedAt  time.Time  `json:"createdAt"`
+	// Usage is, for RoleAssistant, what the model call that produced the
+	// message used: its Input is the size of that request.
+	Usage     *Usage    `json:"usage,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Usage counts the tokens of model calls. Input is every prompt token,
+// those the provider read from its prompt cache (Cached) and wrote to it
+// (CacheWrite) included; Output the completion's.
+type Usage struct {
+	Input      int64 `json:"input"`
+	Cached     int64 `json:"cached"`
+	CacheWrite int64 `json:"cacheWrite"`
+	Output     int64 `json:"output"`
 }
 
 // ToolCall is the model asking for one tool to run.
@@ -50,6 +63,12 @@ type Run struct {
 	// History is the conversation so far, oldest first, ending with the
 	// prompt(s) this turn answers. It holds no messages of failed attempts.
 	History []Message
+	// TokensUsed is what the job's earlier runs used (all turns and
+	// attempts), counted against Config.JobMaxTokens.
+	TokensUsed int64
+	// LastAttempt: no retry follows if this run fails, so a failure of the
+	// model provider ends it with its work kept (a draft pull request).
+	LastAttempt bool
 }
 
 // Result is what a finished turn leaves behind.
@@ -58,6 +77,9 @@ type Result struct {
 	Changed bool   // this turn committed changes
 	Steps   int    // model calls made
 	Tokens  int64  // tokens used (prompt + completion)
+	// Usage splits Tokens; LargestRequest is the largest Input of one call.
+	Usage          Usage
+	LargestRequest int64
 	// Summary is the agent's final answer of this turn; Problems what the
 	// checks still found in the branch when the turn ended ([] when clean).
 	Summary  string
@@ -96,4 +118,14 @@ func (e *Error) Unwrap() error { return e.Err }
 func IsPermanent(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Permanent
+}
+
+// addUsage counts a model call's tokens.
+func (r *Result) addUsage(reply modelReply) {
+	r.Tokens += reply.Tokens
+	r.Usage.Input += reply.Input
+	r.Usage.Cached += reply.Cached
+	r.Usage.CacheWrite += reply.CacheWrite
+	r.Usage.Output += reply.Output
+	r.LargestRequest = max(r.LargestRequest, reply.Input)
 }

@@ -55,6 +55,8 @@ type step struct {
 	// cached is how many of the prompt's tokens the provider reports read
 	// from its cache (and, for Anthropic, cacheWrite written to it).
 	cached, cacheWrite int64
+	// fail, if set, answers this request instead (status, headers, body).
+	fail func(w http.ResponseWriter)
 }
 
 func call(id, name string, args map[string]string) ToolCall {
@@ -104,6 +106,10 @@ func (m *scriptedModel) next(w http.ResponseWriter, r *http.Request, fixed int64
 	}
 	s := m.steps[0]
 	m.steps = m.steps[1:]
+	if s.fail != nil {
+		s.fail(w)
+		return step{}, 0, false
+	}
 	return s, fixed, true
 }
 

@@ -16,6 +16,10 @@ type provider interface {
 	complete(ctx context.Context, req modelRequest) (modelReply, error)
 }
 
+// CodeContextExceeded is a provider refusing a request longer than the
+// model's context window.
+const CodeContextExceeded = "context_length_exceeded"
+
 type modelRequest struct {
 	Model     string
 	System    string
@@ -129,9 +133,18 @@ func completeWithRetry(ctx context.Context, p provider, pol retryPolicy, req mod
 		}
 		var se *statusError
 		if errors.As(err, &se) && !se.retryable() {
-			return modelReply{}, &Error{Code: "model_error", Message: fmt.Sprintf("The model provider refused the request (%d): %s", se.Status, se.Message), Permanent: true}
+			code := "model_error"
+			if contextExceeded(se) {
+				code = CodeContextExceeded
+			}
+			return modelReply{}, &Error{Code: code, Message: fmt.Sprintf("The model provider refused the request (%d): %s", se.Status, se.Message), Permanent: true}
 		}
 		last = err
 	}
 	return modelReply{}, &Error{Code: "model_unavailable", Message: "The model provider did not answer successfully after retrying.", Err: last}
+}
+
+// usage is what the call used, as a message records it.
+func (r modelReply) usage() Usage {
+	return Usage{Input: r.Input, Cached: r.Cached, CacheWrite: r.CacheWrite, Output: r.Output}
 }

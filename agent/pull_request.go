@@ -16,7 +16,7 @@ const validationNote = "Folio checked your changes before opening the pull reque
 func userPrompts(msgs []Message) []string {
 	var out []string
 	for _, m := range msgs {
-		if m.Role == RoleUser && !strings.HasPrefix(m.Content, validationNote) && strings.TrimSpace(m.Content) != "" {
+		if m.Role == RoleUser && !isFolioNote(m.Content) && strings.TrimSpace(m.Content) != "" {
 			out = append(out, strings.TrimSpace(m.Content))
 		}
 	}
@@ -66,7 +66,7 @@ func commitMessage(jobID, prompt string, changes []workspace.Change) string {
 	return b.String()
 }
 
-func prBody(jobID string, prompts []string, summary string, changes []workspace.Change, problems []doccheck.Problem) string {
+func prBody(jobID string, prompts []string, summary string, changes []workspace.Change, problems []doccheck.Problem, stopped string) string {
 	var b strings.Builder
 	b.WriteString("## Request\n\n")
 	for i, p := range prompts {
@@ -75,7 +75,9 @@ func prBody(jobID string, prompts []string, summary string, changes []workspace.
 		}
 		b.WriteString("> " + strings.ReplaceAll(p, "\n", "\n> ") + "\n")
 	}
-	if summary != "" {
+	if stopped != "" {
+		b.WriteString("\n## Stopped before finishing\n\nFolio stopped the agent: " + stopped + " This pull request holds what it changed until then.\n")
+	} else if summary != "" {
 		b.WriteString("\n## Summary\n\n" + summary + "\n")
 	}
 	if len(changes) > 0 {

@@ -51,6 +51,9 @@ type Config struct {
 	MaxTokens        int64 // tokens per run; DefaultMaxTokens if 0
 	ValidationRounds int   // times problems go back to the model; DefaultValidationRounds if 0
 	MaxOutputTokens  int64 // tokens of one reply; DefaultMaxOutputTokens if 0
+	// JobMaxTokens caps the tokens of a job over all its turns (Run's
+	// TokensUsed and this run's); 0 sets no cap.
+	JobMaxTokens int64
 
 	HTTPClient *http.Client // for the model and GitHub APIs; a 10-minute-timeout client if nil
 	Log        *slog.Logger
@@ -227,19 +230,36 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, erro
 	}
 	defer co.Close()
 
-	msgs, problems, err := a.loop(ctx, prov, co, ws, run, record, &res)
+	if a.cfg.JobMaxTokens > 0 && run.TokensUsed >= a.cfg.JobMaxTokens {
+		return res, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The job has used %d tokens over its turns, its cap of %d; start a new job to go on.", run.TokensUsed, a.cfg.JobMaxTokens), Permanent: true}
+	}
+	msgs, problems, stop, err := a.loop(ctx, prov, co, ws, run, record, &res)
 	if err != nil {
 		return res, err
 	}
-	return a.publish(ctx, host, ws, run, msgs, problems, res)
+	if stop != nil {
+		// Nothing changed in this turn: nothing to keep, and the job fails
+		// as it always did.
+		changes, err := ws.Changes(ctx)
+		if err != nil {
+			return res, err
+		}
+		if len(changes) == 0 {
+			return res, stop.failure()
+		}
+		a.log.Warn("agent: run stopped at a limit; its work goes to a draft pull request", "job", run.JobID, "why", stop.message, "err", stop.err)
+	}
+	return a.publish(ctx, host, ws, run, msgs, problems, stop, res)
 }
 
 // loop is the conversation with the model until it stops calling tools and
-// its changes pass validation (or the validation rounds run out). It returns
-// the whole conversation and the problems left.
-func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) ([]Message, []doccheck.Problem, error) {
+// its changes pass validation (or the validation rounds run out), or until
+// a limit stops it (stop says which). It returns the whole conversation and
+// the problems left.
+func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) (msgs []Message, problems []doccheck.Problem, stop *stopped, err error) {
 	system := systemPrompt(co)
-	msgs := append([]Message(nil), run.History...)
+	msgs = append([]Message(nil), run.History...)
+	start := turnStart(run.History)
 	say := func(m Message) error {
 		m.CreatedAt = time.Now().UTC()
 		msgs = append(msgs, m)
@@ -250,41 +270,109 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 	}
 	// Tool calls left unanswered (a run stopped between the reply and its
 	// results) would make providers refuse the conversation.
-	for _, tc := range unanswered(msgs) {
-		if err := say(Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, IsError: true, Content: "not run: the previous attempt stopped before this call ran"}); err != nil {
-			return nil, nil, err
+	answerOpen := func(why string) error {
+		for _, tc := range unanswered(msgs) {
+			if err := say(Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, IsError: true, Content: why}); err != nil {
+				return err
+			}
 		}
+		return nil
+	}
+	// halt ends the turn at a limit: the calls asked for are answered, and
+	// the checks say what the branch holds.
+	halt := func(s *stopped) ([]Message, []doccheck.Problem, *stopped, error) {
+		if err := answerOpen("not run: " + s.message); err != nil {
+			return nil, nil, nil, err
+		}
+		changes, err := ws.Changes(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return msgs, doccheck.Check(co.root, changes), s, nil
+	}
+	if err := answerOpen("not run: the previous attempt stopped before this call ran"); err != nil {
+		return nil, nil, nil, err
 	}
 	rounds := 0
+	limits := normalContext
+	outputLimit := a.cfg.MaxOutputTokens
+	raised, warned := false, false
 	for {
-		if res.Steps >= a.cfg.MaxSteps {
-			return nil, nil, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The run reached its limit of %d model calls.", a.cfg.MaxSteps), Permanent: true}
+		if s := a.limitReached(run, res); s != nil {
+			return halt(s)
 		}
-		reply, err := completeWithRetry(ctx, prov, a.retry, modelRequest{Model: run.Model, System: system, Messages: msgs, Tools: toolSpecs, MaxTokens: a.cfg.MaxOutputTokens})
-		if err != nil {
-			return nil, nil, err
+		if near := a.nearLimit(run, res); near != "" && !warned {
+			warned = true
+			if err := say(Message{Role: RoleUser, Content: warningNote(near)}); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		req := modelRequest{Model: run.Model, System: system, Messages: contextView(msgs, start, limits), Tools: toolSpecs, MaxTokens: outputLimit}
+		reply, err := completeWithRetry(ctx, prov, a.retry, req)
+		var ae *Error
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return nil, nil, nil, err
+		case errors.As(err, &ae) && ae.Code == CodeContextExceeded && limits != tightContext:
+			// Once more with only the latest call whole.
+			limits = tightContext
+			continue
+		case errors.As(err, &ae) && ae.Code == CodeContextExceeded:
+			return halt(&stopped{code: ae.Code, message: "the conversation grew past the model's context window.", err: err})
+		case errors.As(err, &ae) && ae.Code == "model_error" && outputLimit > a.cfg.MaxOutputTokens:
+			// The provider refuses the larger limit (a model with a small
+			// output): ask within the usual one.
+			outputLimit = a.cfg.MaxOutputTokens
+			continue
+		case run.LastAttempt && !IsPermanent(err):
+			return halt(&stopped{code: "model_unavailable", message: "the model provider kept failing, and this was the run's last attempt.", err: err})
+		default:
+			return nil, nil, nil, err
 		}
 		res.Steps++
-		res.Tokens += reply.Tokens
+		res.addUsage(reply)
 		metrics.ModelTokens(a.cfg.Provider, run.Model, reply.Input, reply.Output)
-		if err := say(Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls}); err != nil {
-			return nil, nil, err
+		a.log.Debug("agent: model call", "job", run.JobID, "step", res.Steps, "input", reply.Input, "cached", reply.Cached, "output", reply.Output)
+		if reply.Truncated && !raised {
+			// Anthropic's advice: ask again with a larger limit; the cut
+			// reply, whose last call is incomplete, is not kept.
+			raised, outputLimit = true, 2*a.cfg.MaxOutputTokens
+			if err := say(Message{Role: RoleUser, Content: cutNote(a.cfg.MaxOutputTokens)}); err != nil {
+				return nil, nil, nil, err
+			}
+			continue
 		}
-		if res.Tokens > a.cfg.MaxTokens {
-			return nil, nil, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The run used %d tokens, over its budget of %d.", res.Tokens, a.cfg.MaxTokens), Permanent: true}
+		usage := reply.usage()
+		if err := say(Message{Role: RoleAssistant, Content: reply.Content, ToolCalls: reply.ToolCalls, Usage: &usage}); err != nil {
+			return nil, nil, nil, err
 		}
+		if reply.Truncated {
+			// Cut again at the larger limit: no call of it runs.
+			if err := answerOpen(cutResult(outputLimit)); err != nil {
+				return nil, nil, nil, err
+			}
+			if len(reply.ToolCalls) == 0 {
+				if err := say(Message{Role: RoleUser, Content: folioNote + "Your reply was cut off at the output limit. Answer again, shorter."}); err != nil {
+					return nil, nil, nil, err
+				}
+			}
+			continue
+		}
+		// A limit reached by this call stops the run before the next one:
+		// the calls of this reply still run, and cost nothing.
 		for _, tc := range reply.ToolCalls {
 			out, err := co.call(tc.Name, tc.Arguments)
 			var te *toolError
 			isErr := errors.As(err, &te)
 			if err != nil && !isErr {
-				return nil, nil, fmt.Errorf("agent: tool %s failed: %w", tc.Name, err)
+				return nil, nil, nil, fmt.Errorf("agent: tool %s failed: %w", tc.Name, err)
 			}
 			if isErr {
 				out = te.msg
 			}
 			if err := say(Message{Role: RoleTool, ToolCallID: tc.ID, ToolName: tc.Name, Content: out, IsError: isErr}); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		if len(reply.ToolCalls) > 0 {
@@ -292,11 +380,11 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		}
 		changes, err := ws.Changes(ctx)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		problems := doccheck.Check(co.root, changes)
 		if len(problems) == 0 || rounds >= a.cfg.ValidationRounds {
-			return msgs, problems, nil
+			return msgs, problems, nil, nil
 		}
 		rounds++
 		note := validationNote
@@ -304,7 +392,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 			note += "\n- " + p.String()
 		}
 		if err := say(Message{Role: RoleUser, Content: note}); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 }
@@ -335,8 +423,12 @@ func unanswered(msgs []Message) []ToolCall {
 
 // publish commits the turn's changes, pushes the branch and opens or updates
 // the pull request.
-func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []doccheck.Problem, res Result) (Result, error) {
+func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.Workspace, run Run, msgs []Message, problems []doccheck.Problem, stop *stopped, res Result) (Result, error) {
 	res.Summary, res.Problems = finalAnswer(msgs), problems
+	stoppedWhy := ""
+	if stop != nil {
+		res.Summary, res.Problems, stoppedWhy = stop.summary(), append(append([]doccheck.Problem(nil), problems...), stop.problem()), stop.message
+	}
 	changes, err := ws.Changes(ctx)
 	if err != nil {
 		return res, err
@@ -367,9 +459,10 @@ func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.W
 	}
 	link, err := host.Publish(ctx, codehost.PullRequest{
 		ProjectID: run.Project.ID, JobID: run.JobID, Branch: run.Branch, Base: run.Project.Ref,
-		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, res.Summary, changes, problems),
-		// Errors left mean the change would break the site: never ready to merge.
-		Draft: run.Project.DraftPRs || doccheck.HasErrors(problems),
+		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, res.Summary, changes, problems, stoppedWhy),
+		// Errors left mean the change would break the site, and a stopped
+		// run's work is unfinished: never ready to merge.
+		Draft: run.Project.DraftPRs || doccheck.HasErrors(problems) || stop != nil,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -378,6 +471,6 @@ func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.W
 		return res, hostError("pull_request_error", "The pull request could not be opened or updated", err)
 	}
 	res.PRLink = link
-	a.log.Info("agent: run finished", "job", run.JobID, "steps", res.Steps, "tokens", res.Tokens, "changed", changed, "problems", len(problems))
+	a.log.Info("agent: run finished", "job", run.JobID, "steps", res.Steps, "tokens", res.Tokens, "largest_request", res.LargestRequest, "changed", changed, "problems", len(problems), "stopped", stop != nil)
 	return res, nil
 }

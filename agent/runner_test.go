@@ -95,9 +95,27 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if parent := gitT(t, repo, "rev-parse", "folio/job1^"); parent != first {
 		t.Fatalf("follow-up commit's parent = %s, want the first run's commit %s", parent, first)
 	}
+	// The follow-up carries the first turn compacted: its prompt and the
+	// agent's summary, then a note of what it changed, then the new prompt.
 	sent := model.requests[len(model.requests)-3]["messages"].([]any)
-	if len(sent) != 1+len(run.History) {
-		t.Fatalf("follow-up sent %d messages, want system + %d of history", len(sent), len(run.History))
+	var shape []string
+	for _, m := range sent {
+		m := m.(map[string]any)
+		content, _ := m["content"].(string)
+		shape = append(shape, m["role"].(string)+": "+headline(content, 40))
+	}
+	want := []string{
+		"system: You are Folio, a careful technical writ…",
+		"user: Mention Homebrew in the quickstart",
+		"assistant: Added the Homebrew command to the quick…",
+		"user: [Folio] The earlier turns are shown wit…",
+		"user: Add an upgrade page",
+	}
+	if strings.Join(shape, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("follow-up sent\n%s\nwant\n%s", strings.Join(shape, "\n"), strings.Join(want, "\n"))
+	}
+	if note := sent[3].(map[string]any)["content"].(string); !strings.HasSuffix(note, "\n- edit_file guides/quickstart.mdx") {
+		t.Fatalf("the note of the earlier turns says:\n%s", note)
 	}
 
 	diff, err := local.Diff(context.Background(), repo, "main", "folio/job1")

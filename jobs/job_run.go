@@ -153,7 +153,8 @@ func (w *Worker) prepare(ctx context.Context, j model.Job) (agent.Run, error) {
 	if err != nil {
 		return agent.Run{}, err
 	}
-	return agent.Run{JobID: j.ID, Project: project, Model: j.Model, Branch: j.Branch, PRLink: j.PRLink, History: history}, nil
+	return agent.Run{JobID: j.ID, Project: project, Model: j.Model, Branch: j.Branch, PRLink: j.PRLink, History: history,
+		TokensUsed: j.Tokens, LastAttempt: j.Attempts >= w.cfg.MaxAttempts}, nil
 }
 
 // recorder stores what the attempt says as it says it.

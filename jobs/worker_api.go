@@ -110,12 +110,16 @@ type (
 // ResultRecord is a turn's agent.Result on the wire, under the Go field
 // names it was sent with untagged; frozen, as model.JobRecord's are.
 type ResultRecord struct {
-	PRLink   string             `json:"PRLink"`
-	Changed  bool               `json:"Changed"`
-	Steps    int                `json:"Steps"`
-	Tokens   int64              `json:"Tokens"`
-	Summary  string             `json:"Summary"`
-	Problems []doccheck.Problem `json:"Problems"`
+	PRLink  string `json:"PRLink"`
+	Changed bool   `json:"Changed"`
+	Steps   int    `json:"Steps"`
+	Tokens  int64  `json:"Tokens"`
+	// Added with issue 26: left out when zero, so a run without them sends
+	// the bytes it always did; a worker from before sends none (zero).
+	Usage          agent.Usage        `json:"Usage,omitzero"`
+	LargestRequest int64              `json:"LargestRequest,omitzero"`
+	Summary        string             `json:"Summary"`
+	Problems       []doccheck.Problem `json:"Problems"`
 }
 
 // RecordOf is res as it is sent.

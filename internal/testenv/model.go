@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -147,11 +148,12 @@ func NewModelServer(t testing.TB, reply func([]ChatMessage) ModelReply) *ModelSe
 
 // NotesWriter is a model that answers the n-th prompt of a conversation by
 // writing notes/n.md (frontmatter and the prompt as its body), then says
-// what it did once the tool has answered.
+// what it did once the tool has answered. Folio's own notes ("[Folio] …",
+// such as the one that sums up earlier turns) are no prompts.
 func NotesWriter(messages []ChatMessage) ModelReply {
 	prompts := 0
 	for _, m := range messages {
-		if m.Role == "user" {
+		if m.Role == "user" && !strings.HasPrefix(m.Text(), "[Folio] ") {
 			prompts++
 		}
 	}
