@@ -41,7 +41,6 @@ func TestJobPagesInBrowser(t *testing.T) {
 	model, release := gatedModel(t)
 	// The hook's one failure holds the job's later events back: retry it soon.
 	s := newTestServer(t, withModel(t, model), withWebhookRetry(5*time.Millisecond, 50*time.Millisecond))
-	repo := newDocsRepoIn(t, s.app.cfg.LocalRepos) // where admins may connect local repositories
 	var hooks atomic.Int32
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hooks.Add(1) == 1 {
@@ -54,20 +53,7 @@ func TestJobPagesInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 
-	do(t, ctx, "sign up",
-		chromedp.Navigate(s.URL+"/signup"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), "ada@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`form[action="/signup"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/projects"]`)),
-	)
-	do(t, ctx, "create a project on a local repository",
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=name]`), "Acme handbook"),
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=repository]`), repo),
-		chromedp.Click(chromedp.CSS(`form[action="/projects"] button`)),
-		chromedp.WaitVisible(chromedp.ID("project-id")),
-	)
-	projectID := text(t, ctx, "#project-id")
+	projectID, repo := signUpWithLocalProject(t, ctx, s)
 	p, err := s.app.db.ProjectByID(context.Background(), projectID)
 	if err != nil {
 		t.Fatal(err)
