@@ -3,7 +3,10 @@ package analytics
 import (
 	"cmp"
 	"context"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // AgentRow is one agent's line of the agents export (CONTRACT §3): its
@@ -28,25 +31,271 @@ type Agents struct {
 // UnnamedAgent's row for any other view no list names), its views and
 // distinct visitors in the range, narrowed to one page by path when it is
 // not "". Rows are by visitors, then views, descending, then by name. It
-// is counted in SQL over the stored views: the index does not carry
-// agents yet.
+// is counted from the index, or in SQL for a site with more agents than
+// the index tells apart.
 func (s *Service) Agents(ctx context.Context, projectID string, q Query, path string) (Agents, error) {
 	out := Agents{Agents: []AgentRow{}}
-	st, err := s.site(ctx, projectID, false)
-	if err != nil || st == nil {
+	var rows []AgentRow
+	site := int64(0) // set when SQL must count
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
+		if x.agentsLost > 0 {
+			site = x.site
+			return
+		}
+		rows = x.agentCounts(from, to, path)
+	})
+	if err != nil || site == 0 && rows == nil {
 		return out, err
 	}
-	from, to := q.bounds()
-	counts, err := s.db.AnalyticsAgentCounts(ctx, st.id, from, to, path)
-	if err != nil {
-		return out, err
-	}
-	rows := make([]AgentRow, 0, len(counts))
-	for _, c := range counts {
-		rows = append(rows, agentRow(Agent(c.Agent), Class(c.Class), c.Views, c.Visitors))
+	if site != 0 {
+		from, to := q.bounds()
+		counts, err := s.db.AnalyticsAgentCounts(ctx, site, from, to, path)
+		if err != nil {
+			return out, err
+		}
+		for _, c := range counts {
+			rows = append(rows, agentRow(Agent(c.Agent), Class(c.Class), c.Views, c.Visitors))
+		}
 	}
 	out.Agents, out.HasMore = page(rows, q, compareAgentRows)
 	return out, nil
+}
+
+// AgentPageRow is one page an agent read: its views and distinct visitors.
+type AgentPageRow struct {
+	Path     string `json:"path"`
+	Views    int    `json:"views"`
+	Visitors int    `json:"visitors"`
+}
+
+// AgentPages is the pages one agent read in a range, a page of them.
+type AgentPages struct {
+	Pages   []AgentPageRow `json:"pages"`
+	HasMore bool           `json:"hasMore"`
+}
+
+// AgentPages counts, per page, the views in the range of the agent named
+// name (an agents export row's name, of any operator) in class c, and its
+// distinct visitors; ordered by visitors, then views, descending, then by
+// path. The dashboard's pages table narrowed to one agent.
+func (s *Service) AgentPages(ctx context.Context, projectID string, q Query, name string, c Class) (AgentPages, error) {
+	out := AgentPages{Pages: []AgentPageRow{}}
+	if c == Human || c >= numClasses {
+		return out, nil
+	}
+	var rows []AgentPageRow
+	site := int64(0)
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
+		if x.agentsLost > 0 {
+			site = x.site
+			return
+		}
+		rows = x.agentPages(from, to, name, c)
+	})
+	if err != nil {
+		return out, err
+	}
+	if site != 0 {
+		if name == UnnamedAgent(c).Name {
+			name = ""
+		}
+		from, to := q.bounds()
+		counts, err := s.db.AnalyticsAgentPathCounts(ctx, site, from, to, name, uint8(c))
+		if err != nil {
+			return out, err
+		}
+		for _, n := range counts {
+			rows = append(rows, AgentPageRow{Path: n.Path, Views: n.Views, Visitors: n.Visitors})
+		}
+	}
+	out.Pages, out.HasMore = page(rows, q, func(a, b AgentPageRow) int {
+		return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Path, b.Path))
+	})
+	return out, nil
+}
+
+// agentCounts (x.mu held for reading) counts each agent's views and
+// distinct visitors in [from, to), by class, over every path or the one
+// called path: a pass over the views of the classes but Human, shared
+// among the cores.
+func (x *index) agentCounts(from, to int64, path string) []AgentRow {
+	paths := x.pathsIn(from, to)
+	if path != "" {
+		pi := x.pathPosition(path)
+		if pi < 0 {
+			return []AgentRow{}
+		}
+		paths = []uint32{uint32(pi)}
+	}
+	n := len(x.paths)
+	if paths != nil {
+		n = len(paths)
+	}
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
+	tallies := make([]*[numClasses][]agentTally, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var t [numClasses][]agentTally
+			for c := AI; c < numClasses; c++ {
+				t[c] = make([]agentTally, len(x.agents))
+			}
+			for i := w; i < n; i += workers {
+				pi := i
+				if paths != nil {
+					pi = int(paths[i])
+				}
+				p := x.paths[pi]
+				for c := AI; c < numClasses; c++ {
+					lo, hi := span(p.at[c], from, to)
+					vis, agent, tc := p.vis[c][lo:hi], p.agent[c][lo:hi], t[c]
+					size := x.spaceOf(c)
+					for k, a := range agent {
+						tc[a].add(vis[k], size)
+					}
+				}
+			}
+			tallies[w] = &t
+		}()
+	}
+	wg.Wait()
+	rows := []AgentRow{}
+	for c := AI; c < numClasses; c++ {
+		for a := range x.agents {
+			t := &tallies[0][c][a]
+			for _, o := range tallies[1:] {
+				t.merge(&o[c][a], x.spaceOf(c))
+			}
+			if t.views > 0 {
+				rows = append(rows, agentRow(x.agents[a], c, t.views, t.count()))
+			}
+		}
+	}
+	return rows
+}
+
+// agentPages (x.mu held for reading) counts, per path, the views in
+// [from, to) of class c by the agents called name, and their distinct
+// visitors.
+func (x *index) agentPages(from, to int64, name string, c Class) []AgentPageRow {
+	want := make([]bool, len(x.agents))
+	found := false
+	for a, ag := range x.agents {
+		if a == 0 && name == UnnamedAgent(c).Name || a > 0 && ag.Name == name {
+			want[a], found = true, true
+		}
+	}
+	if !found {
+		return []AgentPageRow{}
+	}
+	paths := x.pathsIn(from, to)
+	n := len(x.paths)
+	if paths != nil {
+		n = len(paths)
+	}
+	rows := make([]AgentPageRow, n)
+	onCores(n, func() bitset { return newBitset(x.spaceOf(c)) }, func(seen bitset, i int) {
+		pi := i
+		if paths != nil {
+			pi = int(paths[i])
+		}
+		p := x.paths[pi]
+		lo, hi := span(p.at[c], from, to)
+		vis, agent := p.vis[c][lo:hi], p.agent[c][lo:hi]
+		r := AgentPageRow{Path: p.name}
+		for k, a := range agent {
+			if want[a] {
+				r.Views++
+				if seen.set(vis[k]) {
+					r.Visitors++
+				}
+			}
+		}
+		if r.Views == 0 {
+			return
+		}
+		for k, a := range agent {
+			if want[a] {
+				seen.clear(vis[k])
+			}
+		}
+		rows[i] = r
+	})
+	return slices.DeleteFunc(rows, func(r AgentPageRow) bool { return r.Views == 0 })
+}
+
+// spaceOf is how many dense visitor ids class c's views use.
+func (x *index) spaceOf(c Class) int {
+	if c.IsVisitor() {
+		return x.nVisitors
+	}
+	return x.nCrawlers
+}
+
+// pathPosition is the position in x.paths of the path called name, -1
+// when there is none.
+func (x *index) pathPosition(name string) int {
+	return slices.IndexFunc(x.paths, func(p *pathViews) bool { return p.name == name })
+}
+
+// agentTally is one agent's views in a range and their distinct visitors:
+// the visitors' dense ids as they come, until they would take more memory
+// than a bitset of every visitor, then that bitset. Most agents are seen
+// a few times, so a query over hundreds of them holds no bitset for each.
+type agentTally struct {
+	views int
+	ids   []uint32
+	bits  bitset
+}
+
+// add counts a view of visitor v among size visitors.
+func (t *agentTally) add(v uint32, size int) {
+	t.views++
+	if t.bits != nil {
+		t.bits.set(v)
+		return
+	}
+	t.ids = append(t.ids, v)
+	if len(t.ids) > size/32+64 {
+		t.toBits(size)
+	}
+}
+
+func (t *agentTally) toBits(size int) {
+	t.bits = newBitset(size)
+	for _, v := range t.ids {
+		t.bits.set(v)
+	}
+	t.ids = nil
+}
+
+// merge adds o's views and visitors to t's.
+func (t *agentTally) merge(o *agentTally, size int) {
+	t.views += o.views
+	if o.bits != nil && t.bits == nil {
+		t.toBits(size)
+	}
+	if t.bits != nil {
+		if o.bits != nil {
+			t.bits.or(o.bits)
+		}
+		for _, v := range o.ids {
+			t.bits.set(v)
+		}
+		return
+	}
+	t.ids = append(t.ids, o.ids...)
+}
+
+// count is the distinct visitors.
+func (t *agentTally) count() int {
+	if t.bits != nil {
+		return t.bits.count()
+	}
+	slices.Sort(t.ids)
+	return len(slices.Compact(t.ids))
 }
 
 // agentRow is an agent's row; a view no agent is named for is in its

@@ -1,21 +1,27 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/folio-docs/folio/db"
 )
 
-// The agents export agrees with a brute-force count over generated traffic
-// (several AI agents, crawlers, bots named and not, Markdown reads): each
-// view of a class but human is in a row, and each stored view's
-// agent is what the classifier names for the event that made it, and the
-// export's views and distinct visitors per agent are counted from those,
-// on day, week and month ranges, instants inside a day and one page.
+// The agents export, and each agent's pages, agree with a brute-force
+// count over generated traffic (several AI agents, crawlers, bots named
+// and not, Markdown reads): each view of a class but human is in a row,
+// each stored view's agent is what the classifier names for the event that
+// made it, and the views and distinct visitors per agent (and per agent
+// and page) are counted from those, on day, week and month ranges,
+// instants inside a day and one page. The index is loaded half-way and
+// then reads the rest, each view going anywhere in the two months, so
+// agents are merged into sealed paths and sorted with their times; a
+// second service whose index tells only 3 agents apart counts in SQL.
 func TestAgentsExportEqualsBruteForce(t *testing.T) {
 	s, d, project := newTestService(t)
 	ctx := context.Background()
@@ -29,9 +35,18 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		}
 		events = append(events, e)
 	}
+	few := NewService(d, s.cls)
+	few.maxAgents = 3
 	for i := 0; i < len(events); i += MaxBatch {
 		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
 			t.Fatalf("stored %d, %v", n, err)
+		}
+		if i == len(events)/2 {
+			for _, svc := range []*Service{s, few} {
+				if _, err := svc.Agents(ctx, project, Query{Limit: 1}, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	site, err := d.AnalyticsSiteID(ctx, project)
@@ -63,51 +78,74 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		if uint8(class) != views[i].Class || views[i].At != e.At.UnixMilli() {
 			t.Fatalf("view %d is not event %d's", views[i].ID, i)
 		}
+		if class != Human && agent == (Agent{}) {
+			agent = UnnamedAgent(class)
+		}
 		views[i].agent = agent
 		named[agent.Name] = true
 	}
-	for _, want := range []string{"ChatGPT-User", "Claude-User", "GPTBot", "Markdown reader", ""} {
+	for _, want := range []string{"ChatGPT-User", "Claude-User", "GPTBot", "Markdown reader", "Unnamed bot"} {
 		if !named[want] {
 			t.Fatalf("no view by %s in generated traffic (agents %v); the test would prove little", want, named)
 		}
 	}
-
-	brute := func(from, to int64, path string) []AgentRow {
-		type key struct {
-			a Agent
-			c uint8
+	type key struct {
+		a Agent
+		c uint8
+	}
+	// in is the views of [from, to), of path when it is not "".
+	in := func(from, to int64, path string) []view {
+		var out []view
+		for _, v := range views {
+			if v.Class != uint8(Human) && v.At >= from && v.At < to && (path == "" || v.path == path) {
+				out = append(out, v)
+			}
 		}
-		views2 := map[key]int{}
+		return out
+	}
+	brute := func(views []view) []AgentRow {
+		n := map[key]int{}
 		visitors := map[key]map[int64]bool{}
 		for _, v := range views {
-			if v.Class == uint8(Human) || v.At < from || v.At >= to || path != "" && v.path != path {
-				continue
-			}
 			k := key{v.agent, v.Class}
-			views2[k]++
+			n[k]++
 			if visitors[k] == nil {
 				visitors[k] = map[int64]bool{}
 			}
 			visitors[k][v.VisitorID] = true
 		}
 		rows := []AgentRow{}
-		for k, n := range views2 {
-			a := k.a
-			if a == (Agent{}) {
-				a = UnnamedAgent(Class(k.c))
-			}
-			r := AgentRow{Name: a.Name, Class: Class(k.c).String(), Views: n, Visitors: len(visitors[k])}
-			if a.Operator != "" {
-				r.Operator = &a.Operator
-			}
-			rows = append(rows, r)
+		for k, views := range n {
+			rows = append(rows, agentRow(k.a, Class(k.c), views, len(visitors[k])))
 		}
 		slices.SortFunc(rows, compareAgentRows)
 		return rows
 	}
+	brutePages := func(views []view, name string, c Class) []AgentPageRow {
+		n := map[string]int{}
+		visitors := map[string]map[int64]bool{}
+		for _, v := range views {
+			if v.agent.Name != name || v.Class != uint8(c) {
+				continue
+			}
+			n[v.path]++
+			if visitors[v.path] == nil {
+				visitors[v.path] = map[int64]bool{}
+			}
+			visitors[v.path][v.VisitorID] = true
+		}
+		rows := []AgentPageRow{}
+		for p, views := range n {
+			rows = append(rows, AgentPageRow{Path: p, Views: views, Visitors: len(visitors[p])})
+		}
+		slices.SortFunc(rows, func(a, b AgentPageRow) int {
+			return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Path, b.Path))
+		})
+		return rows
+	}
 	top := paths[views[0].PathID]
 	at := func(days int, d time.Duration) *time.Time { return ptr(start.AddDate(0, 0, days).Add(d)) }
-	for _, r := range []struct {
+	ranges := []struct {
 		name     string
 		from, to *time.Time
 		path     string
@@ -121,33 +159,73 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		{"one page, one day", at(3, 0), at(4, 0), top},
 		{"unknown page", nil, nil, "/no/such/page"},
 		{"empty", ptr(start.AddDate(1, 0, 0)), nil, ""},
-	} {
-		q := Query{From: r.from, To: r.to}
-		from, to := q.bounds()
-		want := brute(from, to, r.path)
-		if r.name == "unbounded" && len(want) < 5 {
-			t.Fatalf("only %d agents in generated traffic", len(want))
-		}
-		for _, limit := range []int{1, 3, MaxLimit} {
-			q.Limit, q.Offset = limit, 0
-			got := []AgentRow{}
-			for {
-				a, err := s.Agents(ctx, project, q, r.path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, a.Agents...)
-				if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
-					t.Fatalf("%s limit %d offset %d: hasMore %v, want %v", r.name, limit, q.Offset, a.HasMore, wantMore)
-				}
-				if !a.HasMore {
-					break
-				}
-				q.Offset += limit
+	}
+	for _, svc := range []struct {
+		name string
+		s    *Service
+	}{{"index", s}, {"SQL", few}} {
+		for _, r := range ranges {
+			q := Query{From: r.from, To: r.to}
+			from, to := q.bounds()
+			want := brute(in(from, to, r.path))
+			if r.name == "unbounded" && len(want) < 5 {
+				t.Fatalf("only %d agents in generated traffic", len(want))
 			}
-			if !slices.EqualFunc(got, want, func(a, b AgentRow) bool { return compareAgentRows(a, b) == 0 && a.Views == b.Views }) {
-				t.Fatalf("%s limit %d: %+v, brute force %+v", r.name, limit, got, want)
+			for _, limit := range []int{1, 3, MaxLimit} {
+				q.Limit, q.Offset = limit, 0
+				got := []AgentRow{}
+				for {
+					a, err := svc.s.Agents(ctx, project, q, r.path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, a.Agents...)
+					if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
+						t.Fatalf("%s, %s limit %d offset %d: hasMore %v, want %v", svc.name, r.name, limit, q.Offset, a.HasMore, wantMore)
+					}
+					if !a.HasMore {
+						break
+					}
+					q.Offset += limit
+				}
+				if !slices.EqualFunc(got, want, func(a, b AgentRow) bool { return compareAgentRows(a, b) == 0 && a.Views == b.Views }) {
+					t.Fatalf("%s, %s limit %d: %+v, brute force %+v", svc.name, r.name, limit, got, want)
+				}
+			}
+			if r.path != "" {
+				continue
+			}
+			for _, a := range want {
+				c, _ := ParseClass(a.Class)
+				want := brutePages(in(from, to, ""), a.Name, c)
+				q := Query{From: r.from, To: r.to, Limit: 7}
+				var got []AgentPageRow
+				for {
+					p, err := svc.s.AgentPages(ctx, project, q, a.Name, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, p.Pages...)
+					if !p.HasMore {
+						break
+					}
+					q.Offset += q.Limit
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s, %s: pages of %s (%s): %+v, brute force %+v", svc.name, r.name, a.Name, a.Class, got, want)
+				}
 			}
 		}
+	}
+	for _, c := range []struct {
+		name  string
+		class Class
+	}{{"ChatGPT-User", Bot}, {"ChatGPT-User", Human}, {"Nobody", AI}} {
+		if p, err := s.AgentPages(ctx, project, Query{Limit: 10}, c.name, c.class); err != nil || len(p.Pages) != 0 {
+			t.Errorf("pages of %s as %s: %+v, %v; want none", c.name, c.class, p, err)
+		}
+	}
+	if st, _ := few.site(ctx, project, false); st.idx.agentsLost == 0 {
+		t.Fatalf("the index of 3 agents lost none of %d", len(named))
 	}
 }

@@ -34,3 +34,13 @@ func (c Class) String() string {
 // IsVisitor says whether views of this class count as visitors: crawlers
 // are kept for the views breakdown but are not visitors.
 func (c Class) IsVisitor() bool { return c == Human || c == AI }
+
+// ParseClass is the class whose name (as String gives it) is name.
+func ParseClass(name string) (Class, bool) {
+	for c := range numClasses {
+		if c.String() == name {
+			return c, true
+		}
+	}
+	return 0, false
+}

@@ -90,6 +90,21 @@ type index struct {
 	holdFrom int64
 	// agg are the weeks' and months' visitors, built after the first load.
 	agg *aggregates
+	// agents are the agents named for the views, by local id (what
+	// pathViews.agent holds; 0 is none named), agentIDs their database
+	// ids and agentOf each database id's local id (0: not seen yet). At
+	// most maxAgents are kept: a view of one more counts as none named and
+	// in agentsLost, and the agents' counts are made in SQL instead.
+	agents     []Agent
+	agentIDs   []int64
+	agentOf    []uint16
+	maxAgents  int
+	agentsLost int
+	// crawlers maps the visitor ids of crawler views to dense ids plus
+	// one, a space of their own (nCrawlers given so far), so the visitors'
+	// bitsets stay the size of the visitors.
+	crawlers  visitorTable
+	nCrawlers int
 	// mapping holds the snapshot the arrays were read from, if any.
 	mapping *snapshotMapping
 }
@@ -187,12 +202,17 @@ func radixSort(a, tmp []uint32) {
 
 const msPerDay = 24 * 60 * 60 * 1000
 
-// pathViews are one path's views: times (unix ms) per class and, for the
-// visitor classes, the dense visitor id of each view.
+// pathViews are one path's views: times (unix ms) per class and, aligned
+// with them, the dense visitor id of each view and, for every class but
+// Human, its agent.
 type pathViews struct {
 	name string
 	at   [numClasses][]int64
-	vis  [2][]uint32 // Human, AI; aligned with at[Human], at[AI]
+	// vis are the views' visitors: for Human and AI dense ids among the
+	// index's visitors, for the crawler classes among its crawlers.
+	vis [numClasses][]uint32
+	// agent are the views' agents (local ids of index.agents); nil for Human.
+	agent [numClasses][]uint16
 	// inOrder is, per class, how many of its views are in time order (the
 	// ones a refresh began with, and those appended in order) once a view
 	// arrived out of order; 0 while all are. A path with any is listed in
@@ -207,8 +227,11 @@ type pathViews struct {
 
 func newIndex(site int64) *index {
 	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, sealEvery: sealEvery, days: map[int64]*dayTraffic{},
-		holdFrom: bigLoad, holdMax: defaultHoldMax}
+		holdFrom: bigLoad, holdMax: defaultHoldMax, agents: []Agent{{}}, agentIDs: []int64{0}, maxAgents: maxAgents}
 }
+
+// maxAgents is how many agents an index tells apart: local ids are 16 bits.
+const maxAgents = 1<<16 - 1
 
 // loadChunk is how many view ids one read covers: a few MB of packed text.
 const loadChunk = 1 << 18
@@ -296,9 +319,10 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	// a place, the chunks after it can take every place, and the merge,
 	// waiting for chunk i, frees none.)
 	type chunk struct {
-		views model.PageViewColumns
-		upto  int64
-		err   error
+		views  model.PageViewColumns
+		agents map[int64]model.ViewAgent // the names of the agents the views name
+		upto   int64
+		err    error
 	}
 	n := int((upto - after + x.chunk - 1) / x.chunk)
 	workers := min(runtime.GOMAXPROCS(0), n)
@@ -335,7 +359,11 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 				lo := after + int64(i)*x.chunk
 				hi := min(lo+x.chunk, upto)
 				v, err := d.AnalyticsViewColumns(ctx, x.site, lo, hi)
-				results[i] <- chunk{views: v, upto: hi, err: err}
+				var agents map[int64]model.ViewAgent
+				if err == nil {
+					agents, err = d.AnalyticsAgentsByID(ctx, agentIDsOf(v.AgentID))
+				}
+				results[i] <- chunk{views: v, agents: agents, upto: hi, err: err}
 			}
 		}()
 	}
@@ -356,7 +384,7 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 			permits[i+window] <- struct{}{}
 		}
 		if c.err == nil {
-			c.err = x.merge(&c.views, c.upto)
+			c.err = x.merge(&c.views, c.agents, c.upto)
 		}
 		if c.err != nil {
 			cancel()
@@ -526,6 +554,8 @@ func (x *index) empty() {
 	x.unsorted, x.unsealed, x.nVisitorViews = nil, 0, 0
 	x.days, x.firstDay, x.endDay = map[int64]*dayTraffic{}, 0, 0
 	x.agg, x.mapping = nil, nil
+	x.agents, x.agentIDs, x.agentOf, x.agentsLost = []Agent{{}}, []int64{0}, nil, 0
+	x.crawlers, x.nCrawlers = visitorTable{}, 0
 }
 
 // saveDue says whether the index is far enough beyond its snapshot on disk
@@ -561,9 +591,10 @@ func (x *index) trim() {
 	for _, p := range x.paths {
 		for c := range p.at {
 			p.at[c] = clip(p.at[c])
-		}
-		for c := range p.vis {
 			p.vis[c] = clip(p.vis[c])
+			p.agent[c] = clip(p.agent[c])
+		}
+		for c := range p.gap {
 			p.gap[c] = clip(p.gap[c])
 		}
 	}
@@ -579,8 +610,45 @@ func clip[T any](s []T) []T {
 	return append([]T(nil), s...)
 }
 
-// merge (x.mu held) appends views, read from the database in id order up to upto.
-func (x *index) merge(v *model.PageViewColumns, upto int64) error {
+// agentIDsOf is the agents (database ids) that views name, each once.
+func agentIDsOf(ids []int64) []int64 {
+	var out []int64
+	for _, id := range ids {
+		if id != 0 && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// localAgent (x.mu held) is the local id of the agent with database id
+// id, given one when first seen (names has its name); 0 for none, and for
+// an agent beyond maxAgents, counted in agentsLost.
+func (x *index) localAgent(id int64, names map[int64]model.ViewAgent) (uint16, error) {
+	if id == 0 {
+		return 0, nil
+	}
+	if id < int64(len(x.agentOf)) && x.agentOf[id] != 0 {
+		return x.agentOf[id], nil
+	}
+	a, ok := names[id]
+	switch {
+	case id < 0 || !ok:
+		return 0, fmt.Errorf("analytics: a page view names an unknown agent (%d)", id)
+	case len(x.agents) > x.maxAgents:
+		x.agentsLost++
+		return 0, nil
+	}
+	local := uint16(len(x.agents))
+	x.agents, x.agentIDs = append(x.agents, Agent(a)), append(x.agentIDs, id)
+	x.agentOf = grow(x.agentOf, id)
+	x.agentOf[id] = local
+	return local, nil
+}
+
+// merge (x.mu held) appends views, read from the database in id order up
+// to upto; agents names the agents they name.
+func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent, upto int64) error {
 	for i := range v.Len() {
 		pid, c := v.PathID[i], v.Class[i]
 		if pid <= 0 || pid >= int64(len(x.pathOf)) || x.pathOf[pid] == 0 || c >= uint8(numClasses) {
@@ -616,7 +684,26 @@ func (x *index) merge(v *model.PageViewColumns, upto int64) error {
 		}
 		dv.views[c]++
 		dv.add(2, uint32(pi), x.holding)
-		if Class(c).IsVisitor() {
+		if Class(c) != Human {
+			la, err := x.localAgent(v.AgentID[i], agents)
+			if err != nil {
+				return err
+			}
+			p.agent[c] = push(x.mapping, p.agent[c], la)
+		}
+		if !Class(c).IsVisitor() {
+			vid := v.VisitorID[i]
+			if vid <= 0 {
+				return fmt.Errorf("analytics: a page view names visitor %d", vid)
+			}
+			dense := x.crawlers.get(vid)
+			if dense == 0 {
+				x.nCrawlers++
+				dense = uint32(x.nCrawlers)
+				x.crawlers.put(vid, dense)
+			}
+			p.vis[c] = push(x.mapping, p.vis[c], dense-1)
+		} else {
 			vid := v.VisitorID[i]
 			if vid <= 0 {
 				return fmt.Errorf("analytics: a page view names visitor %d", vid)
@@ -725,33 +812,30 @@ func (p *pathViews) sort(scratch *[]timedView) {
 		if m == 0 {
 			continue
 		}
-		var vis []uint32
-		if c.IsVisitor() {
-			vis = p.vis[c]
-		}
-		sortTail(p.at[c], vis, m, scratch)
+		sortTail(p.at[c], p.vis[c], p.agent[c], m, scratch)
 	}
 }
 
 // timedView is a view as sortTail sorts it.
 type timedView struct {
-	at  int64
-	vis uint32
+	at    int64
+	vis   uint32
+	agent uint16
 }
 
-// sortTail puts at in time order, keeping vis aligned (nil for a class
-// without visitors), when at[:m] already is: the views from m are sorted as
+// sortTail puts at in time order, keeping vis and agent aligned (agent
+// nil for Human), when at[:m] already is: the views from m are sorted as
 // (time, visitor) pairs in scratch (through sort.Interface, swapping two
 // slices, this cost 11 s of a load of 100M views), then merged in from the
 // end, so the views in order move only past those that go before them. A
 // server restarted on a snapshot with 3M views to read after it, each
 // going somewhere in a year, re-sorted every path whole: 7.8 s.
-func sortTail(at []int64, vis []uint32, m int, scratch *[]timedView) {
+func sortTail(at []int64, vis []uint32, agent []uint16, m int, scratch *[]timedView) {
 	s := (*scratch)[:0]
 	for i := m; i < len(at); i++ {
-		v := timedView{at: at[i]}
-		if vis != nil {
-			v.vis = vis[i]
+		v := timedView{at: at[i], vis: vis[i]}
+		if agent != nil {
+			v.agent = agent[i]
 		}
 		s = append(s, v)
 	}
@@ -759,16 +843,16 @@ func sortTail(at []int64, vis []uint32, m int, scratch *[]timedView) {
 	i, k := m-1, len(at)-1
 	for j := len(s) - 1; j >= 0; k-- {
 		if i >= 0 && at[i] > s[j].at {
-			at[k] = at[i]
-			if vis != nil {
-				vis[k] = vis[i]
+			at[k], vis[k] = at[i], vis[i]
+			if agent != nil {
+				agent[k] = agent[i]
 			}
 			i--
 			continue
 		}
-		at[k] = s[j].at
-		if vis != nil {
-			vis[k] = s[j].vis
+		at[k], vis[k] = s[j].at, s[j].vis
+		if agent != nil {
+			agent[k] = s[j].agent
 		}
 		j--
 	}

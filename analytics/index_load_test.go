@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 )
 
 // checkExact compares the visitors and views exports of a project with a
-// brute-force count over the stored views, for a few ranges.
+// brute-force count over the stored views, and the agents export and each
+// agent's pages with the same counted in SQL, for a few ranges.
 func checkExact(t *testing.T, s *Service, project string, start time.Time) {
 	t.Helper()
 	ctx := context.Background()
@@ -41,6 +43,61 @@ func checkExact(t *testing.T, s *Service, project string, start time.Time) {
 		}
 		if w.Totals != wantViewTotals || !slices.Equal(w.Views, wantViews[:min(MaxLimit, len(wantViews))]) {
 			t.Fatalf("views %v..%v: totals %+v, brute force %+v (or rows differ)", r.from, r.to, w.Totals, wantViewTotals)
+		}
+		checkAgents(t, s, project, Query{From: r.from, To: r.to})
+	}
+}
+
+// checkAgents compares the agents export of a project, and the pages of
+// each agent, with the same counted in SQL over the stored views.
+func checkAgents(t *testing.T, s *Service, project string, q Query) {
+	t.Helper()
+	ctx := context.Background()
+	site, err := s.db.AnalyticsSiteID(ctx, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, to := q.bounds()
+	counts, err := s.db.AnalyticsAgentCounts(ctx, site, from, to, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AgentRow{}
+	for _, c := range counts {
+		want = append(want, agentRow(Agent(c.Agent), Class(c.Class), c.Views, c.Visitors))
+	}
+	slices.SortFunc(want, compareAgentRows)
+	q.Limit = MaxLimit
+	got, err := s.Agents(ctx, project, q, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.EqualFunc(got.Agents, want, func(a, b AgentRow) bool { return compareAgentRows(a, b) == 0 && a.Views == b.Views }) {
+		t.Fatalf("agents %v..%v: %+v, counted in SQL %+v", q.From, q.To, got.Agents, want)
+	}
+	for _, a := range want {
+		c, _ := ParseClass(a.Class)
+		name := a.Name
+		if UnnamedAgent(c).Name == name {
+			name = ""
+		}
+		counts, err := s.db.AnalyticsAgentPathCounts(ctx, site, from, to, name, uint8(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []AgentPageRow{}
+		for _, n := range counts {
+			want = append(want, AgentPageRow{Path: n.Path, Views: n.Views, Visitors: n.Visitors})
+		}
+		slices.SortFunc(want, func(a, b AgentPageRow) int {
+			return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Path, b.Path))
+		})
+		got, err := s.AgentPages(ctx, project, q, a.Name, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Pages, want[:min(len(want), MaxLimit)]) || got.HasMore != (len(want) > MaxLimit) {
+			t.Fatalf("pages of %s (%s) %v..%v: %+v, counted in SQL %+v", a.Name, a.Class, q.From, q.To, got, want)
 		}
 	}
 }
@@ -241,34 +298,45 @@ func TestRadixSort(t *testing.T) {
 }
 
 // TestSortTail: views in order up to m, then any, come out in time order
-// with each view's visitor still beside its time, whatever m, with and
-// without visitors, ties at one instant included.
+// with each view's visitor and agent still beside its time, whatever m,
+// with and without agents (a person's views have none), ties at one
+// instant included.
 func TestSortTail(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 2, 50, 3000} {
 		for _, m := range []int{0, 1, n / 2, n - 1, n} {
 			at := make([]int64, n)
 			vis := make([]uint32, n)
+			agent := make([]uint16, n)
 			for i := range at {
 				at[i] = r.Int64N(int64(n)) // ties
 				vis[i] = r.Uint32()
+				agent[i] = uint16(r.UintN(5))
 			}
 			slices.Sort(at[:m])
-			pairs := func() []timedView {
+			views := func(at []int64, vis []uint32, agent []uint16) []timedView {
 				p := make([]timedView, n)
 				for i := range at {
-					p[i] = timedView{at[i], vis[i]}
+					p[i] = timedView{at: at[i], vis: vis[i]}
+					if agent != nil {
+						p[i].agent = agent[i]
+					}
 				}
-				slices.SortFunc(p, func(a, b timedView) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.vis, b.vis)) })
+				slices.SortFunc(p, func(a, b timedView) int {
+					return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.vis, b.vis), cmp.Compare(a.agent, b.agent))
+				})
 				return p
 			}
-			want, wantAt := pairs(), slices.Sorted(slices.Values(at))
-			times := slices.Clone(at)
+			want, wantPeople := views(at, vis, agent), views(at, vis, nil)
+			at2, vis2 := slices.Clone(at), slices.Clone(vis)
 			var scratch []timedView
-			sortTail(at, vis, m, &scratch)
-			sortTail(times, nil, m, &scratch)
-			if !slices.IsSorted(at) || !slices.Equal(pairs(), want) || !slices.Equal(times, wantAt) {
+			sortTail(at, vis, agent, m, &scratch)
+			sortTail(at2, vis2, nil, m, &scratch)
+			if !slices.IsSorted(at) || !slices.Equal(views(at, vis, agent), want) {
 				t.Fatalf("sortTail of %d views in order up to %d: %v", n, m, at[:min(n, 20)])
+			}
+			if !slices.IsSorted(at2) || !slices.Equal(views(at2, vis2, nil), wantPeople) {
+				t.Fatalf("sortTail of %d views without agents in order up to %d: %v", n, m, at2[:min(n, 20)])
 			}
 		}
 	}

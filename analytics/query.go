@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"regexp"
 	"runtime"
 	"slices"
@@ -458,3 +459,17 @@ func (b bitset) set(v uint32) bool {
 func (b bitset) has(v uint32) bool { return b[v/64]&(uint64(1)<<(v%64)) != 0 }
 
 func (b bitset) clear(v uint32) { b[v/64] &^= uint64(1) << (v % 64) }
+
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}

@@ -37,8 +37,10 @@ import (
 // database at its watermark (a database restored from an older backup, or
 // rewritten) is ignored, and the index is loaded from the views.
 const (
-	snapshotMagic   = "FOLIOIDX"
-	snapshotVersion = 3
+	snapshotMagic = "FOLIOIDX"
+	// snapshotVersion 4 carries each view's agent and the crawlers'
+	// visitors; a snapshot of version 3 lacks them, and is refused.
+	snapshotVersion = 4
 	// snapshotHeader: magic, version, byte-order mark, body length, CRC-32C.
 	snapshotHeader = 8 + 4 + 4 + 8 + 8
 	byteOrderMark  = 0x01020304
@@ -48,6 +50,11 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // errStaleSnapshot is a snapshot that does not describe this database.
 var errStaleSnapshot = errors.New("analytics: the index snapshot does not match the database")
+
+// errSnapshotVersion is a snapshot written by a build of another format
+// (one from before each view kept its agent, say): the index is rebuilt
+// from the database, and the next save writes this build's.
+var errSnapshotVersion = errors.New("analytics: the index snapshot is of another version")
 
 // snapshotPath is where a site's snapshot lives: beside the database.
 func snapshotPath(d Storage, site int64) string {
@@ -257,11 +264,33 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].pos })
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].prev })
 	}
+	for c := AI; c < numClasses; c++ {
+		if !c.IsVisitor() {
+			writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.vis[c] })
+		}
+		writeColumn(w, x.paths, func(p *pathViews) []uint16 { return p.agent[c] })
+	}
 	writeArray(w, x.pathOf)
 	writeArray(w, x.visitorOf)
 	w.u64(uint64(x.visitorIDs.n))
 	writeArray(w, x.visitorIDs.keys)
 	writeArray(w, x.visitorIDs.vals)
+	w.u64(uint64(x.nCrawlers), uint64(x.crawlers.n))
+	writeArray(w, x.crawlers.keys)
+	writeArray(w, x.crawlers.vals)
+	// The agents: database ids, then names and operators as one blob.
+	w.u64(uint64(x.agentsLost))
+	writeArray(w, x.agentIDs)
+	ends := make([]uint64, 0, 2*len(x.agents))
+	var who []byte
+	for _, a := range x.agents {
+		who = append(who, a.Name...)
+		ends = append(ends, uint64(len(who)))
+		who = append(who, a.Operator...)
+		ends = append(ends, uint64(len(who)))
+	}
+	writeArray(w, ends)
+	w.bytes(who)
 	days := make([]int64, 0, len(x.days))
 	for d := range x.days {
 		days = append(days, d)
@@ -310,9 +339,11 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	if _, err := io.ReadFull(f, h[:]); err != nil {
 		return fmt.Errorf("analytics: the index snapshot's header: %w", err)
 	}
-	if string(h[:8]) != snapshotMagic || binary.LittleEndian.Uint32(h[8:]) != snapshotVersion ||
-		binary.NativeEndian.Uint32(h[12:]) != byteOrderMark {
-		return fmt.Errorf("analytics: the index snapshot is of another format or version")
+	if string(h[:8]) != snapshotMagic || binary.NativeEndian.Uint32(h[12:]) != byteOrderMark {
+		return fmt.Errorf("analytics: the index snapshot is of another format or byte order")
+	}
+	if v := binary.LittleEndian.Uint32(h[8:]); v != snapshotVersion {
+		return fmt.Errorf("%w: its format is version %d, this build reads version %d", errSnapshotVersion, v, snapshotVersion)
 	}
 	n := binary.LittleEndian.Uint64(h[16:])
 	st, err := f.Stat()
@@ -386,6 +417,8 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	}
 	x.lastView, x.lastPath = lastView, lastPath
 	x.paths, x.pathOf, x.visitorOf, x.visitorIDs, x.nVisitors = y.paths, y.pathOf, y.visitorOf, y.visitorIDs, y.nVisitors
+	x.crawlers, x.nCrawlers = y.crawlers, y.nCrawlers
+	x.agents, x.agentIDs, x.agentOf, x.agentsLost = y.agents, y.agentIDs, y.agentOf, y.agentsLost
 	x.days, x.firstDay, x.endDay = y.days, y.firstDay, y.endDay
 	x.nVisitorViews, x.unsealed, x.agg = 0, 0, nil
 	// The arrays live in the mapping: unmap it once the index that holds
@@ -423,12 +456,25 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.other[c].pos = v })
 		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.other[c].prev = v })
 	}
+	for c := AI; c < numClasses; c++ {
+		if !c.IsVisitor() {
+			readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.vis[c] = v })
+		}
+		readColumn(r, x.paths, func(p *pathViews, v []uint16) { p.agent[c] = v })
+	}
 	x.pathOf = arrayOf[int32](r)
 	x.visitorOf = arrayOf[uint32](r)
 	x.visitorIDs.n = int(r.u64s(1)[0])
 	x.visitorIDs.keys = arrayOf[int64](r)
 	x.visitorIDs.vals = arrayOf[uint32](r)
 	x.nVisitors = nVisitors
+	crawlers := r.u64s(2)
+	x.nCrawlers, x.crawlers.n = int(crawlers[0]), int(crawlers[1])
+	x.crawlers.keys = arrayOf[int64](r)
+	x.crawlers.vals = arrayOf[uint32](r)
+	if err := x.decodeAgents(r); err != nil {
+		return err
+	}
 	days := arrayOf[int64](r)
 	for _, d := range days {
 		dv := &dayTraffic{}
@@ -449,19 +495,60 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	if r.err != nil {
 		return r.err
 	}
-	if len(r.b) != r.pos || len(x.visitorIDs.keys) != len(x.visitorIDs.vals) || len(x.visitorIDs.keys)&(len(x.visitorIDs.keys)-1) != 0 {
+	if len(r.b) != r.pos || !x.visitorIDs.wellFormed() || !x.crawlers.wellFormed() {
 		return fmt.Errorf("analytics: the index snapshot's visitors are damaged")
 	}
 	for _, p := range x.paths {
+		for c := range numClasses {
+			n := len(p.at[c])
+			if len(p.vis[c]) != n || c != Human && len(p.agent[c]) != n {
+				return fmt.Errorf("analytics: the index snapshot's path %q is damaged", p.name)
+			}
+		}
 		for c := range 2 {
 			n := len(p.at[c])
-			if len(p.vis[c]) != n || p.sealed[c] > n || len(p.other[c].pos) != len(p.other[c].prev) {
+			if p.sealed[c] > n || len(p.other[c].pos) != len(p.other[c].prev) {
 				return fmt.Errorf("analytics: the index snapshot's path %q is damaged", p.name)
 			}
 			if k := len(p.other[c].pos); k > 0 && int(p.other[c].pos[k-1]) >= p.sealed[c] {
 				return fmt.Errorf("analytics: the index snapshot's path %q is damaged", p.name)
 			}
 		}
+	}
+	return nil
+}
+
+// decodeAgents reads the agents encode wrote, and the local id of each
+// database id.
+func (x *index) decodeAgents(r *snapshotReader) error {
+	x.agentsLost = int(r.u64s(1)[0])
+	x.agentIDs = arrayOf[int64](r)
+	ends := arrayOf[uint64](r)
+	who := r.bytes()
+	n := len(x.agentIDs)
+	if r.err != nil || n == 0 || n > maxAgents+1 || x.agentIDs[0] != 0 || len(ends) != 2*n || ends[2*n-1] != uint64(len(who)) {
+		return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+	}
+	x.agents = make([]Agent, n)
+	x.agentOf = nil
+	start := uint64(0)
+	for i := range x.agents {
+		name, op := ends[2*i], ends[2*i+1]
+		if start > name || name > op || op > uint64(len(who)) {
+			return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+		}
+		x.agents[i] = Agent{Name: string(who[start:name]), Operator: string(who[name:op])}
+		start = op
+		if id := x.agentIDs[i]; i > 0 {
+			if id <= 0 || id < int64(len(x.agentOf)) && x.agentOf[id] != 0 {
+				return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+			}
+			x.agentOf = grow(x.agentOf, id)
+			x.agentOf[id] = uint16(i)
+		}
+	}
+	if x.agents[0] != (Agent{}) {
+		return fmt.Errorf("analytics: the index snapshot's agents are damaged")
 	}
 	return nil
 }

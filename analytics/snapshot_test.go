@@ -1,11 +1,15 @@
 package analytics
 
 import (
+	"compress/gzip"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,6 +172,84 @@ func TestSnapshotThatDoesNotMatchIsIgnored(t *testing.T) {
 	other, od, op := newTestService(t)
 	record(t, other, op, snapTraffic(24, 9000))
 	from("another database", od, op, same, errStaleSnapshot)
+}
+
+// TestSnapshotOfVersion3IsRefused: a snapshot written before each view's
+// agent was kept in the index (format version 3: testdata/snapshot-v3
+// holds a database of 1,500 generated views, agents stored, and the
+// snapshot the build of a38c91f wrote beside it) is refused for its
+// version, with that reason, never read as this build's; the index is
+// rebuilt from the database and every export, agents included, is exact;
+// the next start reads this build's snapshot.
+func TestSnapshotOfVersion3IsRefused(t *testing.T) {
+	dir := t.TempDir()
+	gz, err := os.Open("testdata/snapshot-v3/folio.db.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "folio.db"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile("testdata/snapshot-v3/folio.db" + snapshotSuffix(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(old[:8]) != snapshotMagic || binary.LittleEndian.Uint32(old[8:]) != 3 {
+		t.Fatalf("the test's snapshot starts %q: not one of version 3", old[:12])
+	}
+	if err := os.WriteFile(filepath.Join(dir, "folio.db"+snapshotSuffix(1)), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d, err := db.Open(ctx, filepath.Join(dir, "folio.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := d.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sites, err := d.AnalyticsSiteIDs(ctx)
+	if err != nil || len(sites) != 1 {
+		t.Fatalf("the test's database has sites %v (%v), want one", sites, err)
+	}
+	var project string
+	for p, id := range sites {
+		if id != 1 {
+			t.Fatalf("the test's database has site %d, its snapshot is site 1's", id)
+		}
+		project = p
+	}
+	cls, err := NewClassifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, read, why := loadFresh(t, d, cls, project)
+	if !errors.Is(why, errSnapshotVersion) || !strings.Contains(why.Error(), "version 3") || read != 1500 {
+		t.Fatalf("the start read %d views from the database, snapshot: %v; want all 1500, refused for version 3", read, why)
+	}
+	checkExact(t, s, project, snapStart)
+	a, err := s.Agents(ctx, project, Query{Limit: MaxLimit}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, r := range a.Agents {
+		names[r.Name] = true
+	}
+	if !names["ChatGPT-User"] || !names["GPTBot"] || !names["Unnamed bot"] {
+		t.Fatalf("agents of the rebuilt index: %+v; want ChatGPT-User, GPTBot, Unnamed bot among them", a.Agents)
+	}
+	restartsFromSnapshot(t, d, cls, project, "the rebuild")
 }
 
 // TestSaveIndexLetsTheNextStartReadNoView: SaveIndex (what analytics

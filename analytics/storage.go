@@ -57,6 +57,12 @@ type ViewRecords interface {
 	// AnalyticsAgentCounts counts views from <= at < to by agent and
 	// class (only path's when path is not "").
 	AnalyticsAgentCounts(ctx context.Context, siteID, from, to int64, path string) ([]model.AgentCount, error)
+	// AnalyticsAgentPathCounts counts, per page, the views of class from
+	// <= at < to by the agents called name ("": those no agent is named
+	// for).
+	AnalyticsAgentPathCounts(ctx context.Context, siteID, from, to int64, name string, class uint8) ([]model.PathCount, error)
+	// AnalyticsAgentsByID reads the agents' names and operators by id.
+	AnalyticsAgentsByID(ctx context.Context, ids []int64) (map[int64]model.ViewAgent, error)
 }
 
 // DrainRecords hold a project's log-drain settings.

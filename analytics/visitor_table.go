@@ -52,6 +52,13 @@ func (t *visitorTable) grow() {
 	}
 }
 
+// wellFormed says whether the table's arrays are as put leaves them (a
+// snapshot's, say): of one power-of-two length, or both empty.
+func (t *visitorTable) wellFormed() bool {
+	n := len(t.keys)
+	return n == len(t.vals) && n&(n-1) == 0 && t.n <= n
+}
+
 // slot is key's home slot: a multiplicative hash (the ids are hashes
 // already, but small test ids are not).
 func slot(key int64, mask uint64) uint64 {

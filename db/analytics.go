@@ -489,11 +489,11 @@ func (d *DB) AnalyticsViews(ctx context.Context, siteID, afterID, uptoID int64, 
 // database/sql cost several times as much, and concatenating a view's
 // fields into one value in SQL twice as much as this.
 func (d *DB) AnalyticsViewColumns(ctx context.Context, siteID, afterID, uptoID int64) (PageViewColumns, error) {
-	var at, path, visitor, class []byte
+	var at, path, visitor, class, agent []byte
 	err := d.r.QueryRowContext(ctx, `/* DB.AnalyticsViewColumns */
 		SELECT coalesce(group_concat(at), ''), coalesce(group_concat(path_id), ''),
-			coalesce(group_concat(visitor_id), ''), coalesce(group_concat(class), '')
-		FROM analytics_views WHERE site_id = ? AND id > ? AND id <= ?`, siteID, afterID, uptoID).Scan(&at, &path, &visitor, &class)
+			coalesce(group_concat(visitor_id), ''), coalesce(group_concat(class), ''), coalesce(group_concat(agent_id), '')
+		FROM analytics_views WHERE site_id = ? AND id > ? AND id <= ?`, siteID, afterID, uptoID).Scan(&at, &path, &visitor, &class, &agent)
 	if err != nil {
 		return PageViewColumns{}, fmt.Errorf("db: unable to read page views %d to %d: %w", afterID+1, uptoID, err)
 	}
@@ -502,13 +502,13 @@ func (d *DB) AnalyticsViewColumns(ctx context.Context, siteID, afterID, uptoID i
 	for _, col := range []struct {
 		text []byte
 		dst  *[]int64
-	}{{at, &c.At}, {path, &c.PathID}, {visitor, &c.VisitorID}, {class, &classes}} {
+	}{{at, &c.At}, {path, &c.PathID}, {visitor, &c.VisitorID}, {class, &classes}, {agent, &c.AgentID}} {
 		if *col.dst, err = parseInts(col.text); err != nil {
 			return PageViewColumns{}, fmt.Errorf("db: unable to read page views %d to %d: %w", afterID+1, uptoID, err)
 		}
 	}
 	n := len(c.At)
-	if len(c.PathID) != n || len(c.VisitorID) != n || len(classes) != n {
+	if len(c.PathID) != n || len(c.VisitorID) != n || len(classes) != n || len(c.AgentID) != n {
 		return PageViewColumns{}, fmt.Errorf("db: page views %d to %d read as columns of different lengths", afterID+1, uptoID)
 	}
 	c.Class = make([]uint8, n)
@@ -545,6 +545,38 @@ func parseInts(text []byte) ([]int64, error) {
 			v = -v
 		}
 		out = append(out, v)
+	}
+	return out, nil
+}
+
+// AnalyticsAgentsByID reads the agents' dictionary entries of ids (ids
+// not in it are left out).
+func (d *DB) AnalyticsAgentsByID(ctx context.Context, ids []int64) (map[int64]ViewAgent, error) {
+	out := make(map[int64]ViewAgent, len(ids))
+	for chunk := range slices.Chunk(ids, rowsPerInsert) {
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsAgentsByID */ SELECT id, name, operator FROM analytics_agents WHERE id IN (`+
+			placeholders(len(chunk), "?")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("db: unable to read agents: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var a ViewAgent
+			if err := rows.Scan(&id, &a.Name, &a.Operator); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("db: unable to read agents: %w", err)
+			}
+			out[id] = a
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("db: unable to read agents: %w", err)
+		}
 	}
 	return out, nil
 }
@@ -602,6 +634,41 @@ func (d *DB) AnalyticsAgentCounts(ctx context.Context, siteID, from, to int64, p
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("db: unable to count views by agent: %w", err)
+	}
+	return out, nil
+}
+
+// AnalyticsAgentPathCounts counts, per page, a site's views of class at
+// from <= at < to made by the agents called name (of any operator) or,
+// when name is "", those no agent is named for, and the distinct visitors
+// among them.
+func (d *DB) AnalyticsAgentPathCounts(ctx context.Context, siteID, from, to int64, name string, class uint8) ([]PathCount, error) {
+	q := `/* DB.AnalyticsAgentPathCounts */
+		SELECT p.path, count(*), count(DISTINCT v.visitor_id)
+		FROM analytics_views v JOIN analytics_paths p ON p.id = v.path_id
+		WHERE v.site_id = ? AND v.class = ? AND v.at >= ? AND v.at < ? AND `
+	args := []any{siteID, class, from, to}
+	if name != "" {
+		q += `v.agent_id IN (SELECT id FROM analytics_agents WHERE name = ?)`
+		args = append(args, name)
+	} else {
+		q += `v.agent_id = 0`
+	}
+	rows, err := d.r.QueryContext(ctx, q+` GROUP BY v.path_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to count an agent's views by page: %w", err)
+	}
+	defer rows.Close()
+	var out []PathCount
+	for rows.Next() {
+		var c PathCount
+		if err := rows.Scan(&c.Path, &c.Views, &c.Visitors); err != nil {
+			return nil, fmt.Errorf("db: unable to count an agent's views by page: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: unable to count an agent's views by page: %w", err)
 	}
 	return out, nil
 }

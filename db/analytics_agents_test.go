@@ -2,8 +2,10 @@ package db_test
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/folio-docs/folio/db"
@@ -65,5 +67,51 @@ func TestAnalyticsAgentCounts(t *testing.T) {
 		if !slices.Equal(sorted(got), tc.want) {
 			t.Errorf("AnalyticsAgentCounts(%d, %d, %q) = %+v, want %+v", tc.from, tc.to, tc.path, got, tc.want)
 		}
+	}
+
+	// Per page, for one agent (by name and class) or the views of a class
+	// no agent is named for.
+	byPath := func(c []db.PathCount) []db.PathCount {
+		slices.SortFunc(c, func(a, b db.PathCount) int { return strings.Compare(a.Path, b.Path) })
+		return c
+	}
+	for _, tc := range []struct {
+		from, to int64
+		name     string
+		class    uint8
+		want     []db.PathCount
+	}{
+		{0, math.MaxInt64, "ChatGPT-User", 1, []db.PathCount{{Path: "/a", Views: 2, Visitors: 1}, {Path: "/b", Views: 2, Visitors: 2}}},
+		{0, 2000, "ChatGPT-User", 1, []db.PathCount{{Path: "/a", Views: 2, Visitors: 1}, {Path: "/b", Views: 1, Visitors: 1}}},
+		{0, math.MaxInt64, "ChatGPT-User", 4, nil},
+		{0, math.MaxInt64, "", 4, []db.PathCount{{Path: "/a", Views: 1, Visitors: 1}, {Path: "/b", Views: 1, Visitors: 1}}},
+		{0, math.MaxInt64, "", 1, nil},
+		{0, math.MaxInt64, "Markdown reader", 1, []db.PathCount{{Path: "/a.md", Views: 1, Visitors: 1}}},
+	} {
+		got, err := d.AnalyticsAgentPathCounts(ctx, site, tc.from, tc.to, tc.name, tc.class)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(byPath(got), tc.want) {
+			t.Errorf("AnalyticsAgentPathCounts(%d, %d, %q, %d) = %+v, want %+v", tc.from, tc.to, tc.name, tc.class, got, tc.want)
+		}
+	}
+
+	// The index reads each view's agent id with its columns, and the
+	// agents' names by id.
+	cols, err := d.AnalyticsViewColumns(ctx, site, 0, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cols.AgentID) != 8 || cols.AgentID[0] == 0 || cols.AgentID[3] != 0 || cols.AgentID[4] == cols.AgentID[0] ||
+		cols.AgentID[5] != 0 || cols.AgentID[7] != cols.AgentID[0] {
+		t.Fatalf("agent ids read with the views: %v", cols.AgentID)
+	}
+	names, err := d.AnalyticsAgentsByID(ctx, []int64{cols.AgentID[0], cols.AgentID[4], 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[int64]db.ViewAgent{cols.AgentID[0]: chatgpt, cols.AgentID[4]: md}; !maps.Equal(names, want) {
+		t.Fatalf("AnalyticsAgentsByID = %v, want %v", names, want)
 	}
 }

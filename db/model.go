@@ -23,6 +23,7 @@ type (
 	NewSearchClick   = model.NewSearchClick
 	PageView         = model.PageView
 	PageViewColumns  = model.PageViewColumns
+	PathCount        = model.PathCount
 	Project          = model.Project
 	SearchClickCount = model.SearchClickCount
 	SearchTerm       = model.SearchTerm

@@ -45,6 +45,7 @@ type PageViewColumns struct {
 	PathID    []int64
 	VisitorID []int64
 	Class     []uint8
+	AgentID   []int64 // the agents' dictionary id, 0 for none
 }
 
 // Len is the number of views.
@@ -56,4 +57,12 @@ type AgentCount struct {
 	Class    uint8
 	Views    int
 	Visitors int // distinct visitor ids among its views
+}
+
+// PathCount is one page's views and distinct visitors (db's
+// AnalyticsAgentPathCounts).
+type PathCount struct {
+	Path     string
+	Views    int
+	Visitors int
 }
