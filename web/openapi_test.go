@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -36,6 +37,9 @@ var apiAnswers = map[string]reflect.Type{
 	"GET /v1/analytics/{projectId}/visitors 200":           reflect.TypeFor[analytics.Visitors](),
 	"GET /v1/analytics/{projectId}/views 200":              reflect.TypeFor[analytics.Views](),
 	"GET /v1/analytics/{projectId}/agents 200":             reflect.TypeFor[analytics.Agents](),
+	"GET /v1/analytics/{projectId}/searches 200":           reflect.TypeFor[analytics.Searches](),
+	"GET /v1/analytics/{projectId}/feedback 200":           reflect.TypeFor[analytics.FeedbackExport](),
+	"GET /v1/analytics/{projectId}/feedback/by-page 200":   reflect.TypeFor[analytics.FeedbackByPage](),
 	"POST /v1/analytics/{projectId}/events 200":            reflect.TypeFor[api.EventsAccepted](),
 	"POST /v1/analytics/{projectId}/drains/vercel 200":     reflect.TypeFor[api.DrainAccepted](),
 	"POST /v1/analytics/{projectId}/drains/netlify 200":    reflect.TypeFor[api.DrainAccepted](),
@@ -172,6 +176,15 @@ func compareSchema(at string, schema map[string]any, typ reflect.Type, resolve f
 
 func compare(at, prefix string, schema map[string]any, typ reflect.Type, resolve func(map[string]any) (map[string]any, string), sent, unsent *[]string) {
 	schema, _ = resolve(schema)
+	// A union of object shapes is one Go type with the fields of them all.
+	if branches, ok := schema["oneOf"].([]any); ok {
+		props := map[string]any{}
+		for _, b := range branches {
+			branch, _ := resolve(b.(map[string]any))
+			maps.Copy(props, branch["properties"].(map[string]any))
+		}
+		schema = map[string]any{"properties": props}
+	}
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
 	}

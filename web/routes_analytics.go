@@ -18,6 +18,13 @@ func (a *app) analyticsRoutes(r *mux.Router) {
 	r.Handle(at+"/visitors", api.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(at+"/views", api.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(at+"/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet, http.MethodHead)
+	// Searches and feedback in Mintlify's shapes; its assistant's exports
+	// say Folio has none.
+	r.Handle(at+"/searches", api.AnalyticsSearches(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(at+"/feedback", api.AnalyticsFeedback(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(at+"/feedback/by-page", api.AnalyticsFeedbackByPage(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(at+"/assistant", api.AnalyticsAssistant).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(at+"/assistant/caller-stats", api.AnalyticsAssistant).Methods(http.MethodGet, http.MethodHead)
 }
 
 // ingestRoutes mounts the doors that take traffic in, which an ingest key

@@ -61,6 +61,10 @@ func newAnalyticsServerWith(t testing.TB, allowedDomains string, limits api.Trac
 	keyed.Handle("/views", api.AnalyticsViews(svc)).Methods(http.MethodGet)
 	keyed.Handle("/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet)
 	keyed.Handle("/events", api.AnalyticsEvents(svc)).Methods(http.MethodPost)
+	keyed.Handle("/searches", api.AnalyticsSearches(svc)).Methods(http.MethodGet)
+	keyed.Handle("/feedback", api.AnalyticsFeedback(svc)).Methods(http.MethodGet)
+	keyed.Handle("/feedback/by-page", api.AnalyticsFeedbackByPage(svc)).Methods(http.MethodGet)
+	keyed.HandleFunc("/assistant", api.AnalyticsAssistant).Methods(http.MethodGet)
 	drains := r.NewRoute().Subrouter() // capping their own bodies, as web/routes.go mounts them
 	drains.Use(api.RequireIngestKey(keys))
 	for _, provider := range analytics.DrainProviders {
