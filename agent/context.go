@@ -124,7 +124,7 @@ func changeLine(tc ToolCall) string {
 		return ""
 	}
 	var args map[string]any
-	json.Unmarshal(tc.Arguments, &args)
+	_ = json.Unmarshal(tc.Arguments, &args) // arguments that do not parse name no path: the line is the tool's name alone
 	line := tc.Name
 	for _, k := range []string{"path", "from", "to"} {
 		if s, ok := args[k].(string); ok && s != "" {

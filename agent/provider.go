@@ -109,7 +109,7 @@ func completeWithRetry(ctx context.Context, p provider, pol retryPolicy, req mod
 	for attempt := 0; attempt < max(pol.Attempts, 1); attempt++ {
 		if attempt > 0 {
 			wait := pol.Base << (attempt - 1)
-			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1))
+			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1)) // #nosec G404 -- jitter only spreads retries apart; nothing depends on guessing it
 			var se *statusError
 			if errors.As(last, &se) && se.RetryAfter > 0 {
 				wait = se.RetryAfter

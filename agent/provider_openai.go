@@ -168,7 +168,7 @@ func openaiRefusal(err error) error {
 	var body struct {
 		Error json.RawMessage `json:"error"`
 	}
-	json.Unmarshal(r.body, &body)
+	_ = json.Unmarshal(r.body, &body) // a body that is not JSON leaves Error empty, and the status speaks alone
 	var e struct {
 		Message jsonText `json:"message"`
 	}

@@ -32,7 +32,7 @@ func (a args) has(name string) bool { _, ok := a[name]; return ok }
 
 func (a args) str(name string) string {
 	var s string
-	json.Unmarshal(a[name], &s)
+	_ = json.Unmarshal(a[name], &s) // checked against the tool's params already: absent or a JSON string
 	return s
 }
 

@@ -41,7 +41,7 @@ func Open(ctx context.Context, root, url string, env []string, ref, branch strin
 	}
 	w := &Workspace{Dir: filepath.Join(parent, "repo"), Branch: branch, url: url, env: env, parent: parent}
 	if err := w.checkout(ctx, ref); err != nil {
-		w.Close()
+		_ = w.Close() // the checkout's failure is what to report; a run directory left behind is only disk
 		return nil, err
 	}
 	return w, nil
