@@ -82,15 +82,25 @@ func compactTurns(earlier []Message) []Message {
 	var out []Message
 	var changed []string
 	seen := map[string]bool{}
+	afterReview := false // Folio's review came after the last message kept
 	for _, m := range earlier {
 		switch m.Role {
 		case RoleUser:
 			if !isFolioNote(m.Content) && strings.TrimSpace(m.Content) != "" {
 				out = append(out, Message{Role: RoleUser, Content: m.Content})
+				afterReview = false
+			} else if strings.HasPrefix(m.Content, reviewNote) {
+				afterReview = true
 			}
 		case RoleAssistant:
 			if strings.TrimSpace(m.Content) != "" {
+				// Words said again in answer to Folio's note (its review
+				// before finishing) replace the earlier ones: the turn's last.
+				if n := len(out); n > 0 && out[n-1].Role == RoleAssistant && afterReview {
+					out = out[:n-1]
+				}
 				out = append(out, Message{Role: RoleAssistant, Content: m.Content})
+				afterReview = false
 			}
 			for _, tc := range m.ToolCalls {
 				if line := changeLine(tc); line != "" && !seen[line] {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -77,6 +78,35 @@ type scriptedModel struct {
 	// request body (else a fixed 100 for OpenAI, 200 for Anthropic).
 	promptTokens func(body []byte) int64
 	sizes        []int64 // the prompt tokens reported, request by request
+	// scriptReview makes the script answer Folio's review before finishing
+	// too; otherwise the model answers it by repeating its summary, as a
+	// model that finds nothing to fix does.
+	scriptReview bool
+}
+
+// lastText is the text of a request's last message of role, in either
+// provider's format, and whether that text ends the conversation.
+func lastText(req map[string]any, role string) (string, bool) {
+	msgs, _ := req["messages"].([]any)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m, _ := msgs[i].(map[string]any)
+		if m["role"] != role {
+			continue
+		}
+		switch c := m["content"].(type) {
+		case string:
+			return c, i == len(msgs)-1
+		case []any: // Anthropic's blocks: the last text block
+			for j := len(c) - 1; j >= 0; j-- {
+				if b, _ := c[j].(map[string]any); b["type"] == "text" {
+					text, _ := b["text"].(string)
+					return text, i == len(msgs)-1 && j == len(c)-1
+				}
+			}
+		}
+		return "", false
+	}
+	return "", false
 }
 
 // next takes the request and the script's next step, and the prompt's
@@ -100,6 +130,10 @@ func (m *scriptedModel) next(w http.ResponseWriter, r *http.Request, fixed int64
 		m.fail = m.fail[1:]
 		f(w)
 		return step{}, 0, false
+	}
+	if note, last := lastText(req, "user"); last && strings.HasPrefix(note, reviewNote) && !m.scriptReview {
+		summary, _ := lastText(req, "assistant")
+		return step{text: summary}, fixed, true
 	}
 	if len(m.steps) == 0 {
 		return step{text: "Done."}, fixed, true

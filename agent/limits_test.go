@@ -227,14 +227,14 @@ func TestRunCutReply(t *testing.T) {
 			m := tc.server(t, partial, writeFAQ, partial, step{text: "Wrote the FAQ."})
 			rec := &recorder{}
 			res, err := newTestAgent(t, tc.config(m)).Run(context.Background(), localRun(repo, "jc", "Add an FAQ"), rec.record)
-			if err != nil || !res.Changed || res.Steps != 4 {
-				t.Fatalf("result %+v, %v; want the FAQ committed after 4 calls", res, err)
+			if err != nil || !res.Changed || res.Steps != 5 {
+				t.Fatalf("result %+v, %v; want the FAQ committed after 5 calls (the last after Folio's review)", res, err)
 			}
 			limits := []float64{}
 			for _, r := range m.requests {
 				limits = append(limits, r["max_tokens"].(float64))
 			}
-			if want := []float64{16000, 32000, 32000, 32000}; !equalFloats(limits, want) {
+			if want := []float64{16000, 32000, 32000, 32000, 32000}; !equalFloats(limits, want) {
 				t.Fatalf("max_tokens sent %v, want %v", limits, want)
 			}
 			// Recorded: the note in place of the first cut reply; the
@@ -248,6 +248,7 @@ func TestRunCutReply(t *testing.T) {
 				"assistant:", "tool:wrote faq.mdx (30 bytes)",
 				"assistant:", "tool:not run: your reply was cut o…",
 				"assistant:Wrote the FAQ.",
+				"user:[Folio] Before you finish, re…", "assistant:Wrote the FAQ.",
 			}
 			if strings.Join(shape, "|") != strings.Join(want, "|") {
 				t.Fatalf("recorded\n%s\nwant\n%s", strings.Join(shape, "\n"), strings.Join(want, "\n"))
@@ -275,7 +276,7 @@ func TestRunCutReply(t *testing.T) {
 		for _, r := range m.requests {
 			limits = append(limits, r["max_tokens"].(float64))
 		}
-		if want := []float64{16000, 32000, 16000, 16000}; !equalFloats(limits, want) {
+		if want := []float64{16000, 32000, 16000, 16000, 16000}; !equalFloats(limits, want) {
 			t.Fatalf("max_tokens sent %v, want %v", limits, want)
 		}
 	})

@@ -284,7 +284,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		if err := answerOpen("not run: " + s.message); err != nil {
 			return nil, nil, nil, err
 		}
-		changes, err := ws.Changes(ctx)
+		changes, err := ws.BranchChanges(ctx)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -293,7 +293,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 	if err := answerOpen("not run: the previous attempt stopped before this call ran"); err != nil {
 		return nil, nil, nil, err
 	}
-	rounds := 0
+	rounds, reviewed := 0, false
 	limits := normalContext
 	outputLimit := a.cfg.MaxOutputTokens
 	raised, warned := false, false
@@ -378,11 +378,26 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		if len(reply.ToolCalls) > 0 {
 			continue
 		}
-		changes, err := ws.Changes(ctx)
+		// The checks cover the whole branch, so what an earlier turn left
+		// broken is still reported (and listed in the pull request).
+		changes, err := ws.BranchChanges(ctx)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		problems := doccheck.Check(co.root, changes)
+		if !reviewed {
+			reviewed = true
+			note, err := review(ctx, ws, run.Project.Ref, problems)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if note != "" {
+				if err := say(Message{Role: RoleUser, Content: note}); err != nil {
+					return nil, nil, nil, err
+				}
+				continue
+			}
+		}
 		if len(problems) == 0 || rounds >= a.cfg.ValidationRounds {
 			return msgs, problems, nil, nil
 		}

@@ -31,8 +31,8 @@ func TestRunLocalEndToEnd(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 	wantLink := "http://folio.test/projects/proj1/jobs/job1/changes"
-	if res.PRLink != wantLink || !res.Changed || res.Steps != 3 || res.Tokens != 360 {
-		t.Fatalf("result = %+v, want link %s, changed, 3 steps, 360 tokens", res, wantLink)
+	if res.PRLink != wantLink || !res.Changed || res.Steps != 4 || res.Tokens != 480 || res.Summary != "Added the Homebrew command to the quickstart." {
+		t.Fatalf("result = %+v, want link %s, changed, 4 steps (the last after the review), 480 tokens, the summary", res, wantLink)
 	}
 	if got := gitT(t, repo, "show", "folio/job1:guides/quickstart.mdx"); !strings.Contains(got, "brew install acme") {
 		t.Fatalf("branch folio/job1 has quickstart:\n%s", got)
@@ -43,14 +43,20 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if subject := gitT(t, repo, "log", "-1", "--format=%s", "folio/job1"); subject != "docs: Mention Homebrew in the quickstart" {
 		t.Fatalf("commit subject = %q", subject)
 	}
-	// The conversation recorded: assistant, tool, assistant, tool, assistant.
+	// The conversation recorded: assistant, tool, assistant, tool, assistant,
+	// then Folio's review of the branch's diff and the model's answer.
 	msgs := rec.all()
 	roles := []string{}
 	for _, m := range msgs {
 		roles = append(roles, m.Role)
 	}
-	if strings.Join(roles, ",") != "assistant,tool,assistant,tool,assistant" {
+	if strings.Join(roles, ",") != "assistant,tool,assistant,tool,assistant,user,assistant" {
 		t.Fatalf("recorded roles = %v", roles)
+	}
+	for _, want := range []string{reviewNote + ": its diff against main", "Checks: no problems.", "<diff>\n guides/quickstart.mdx | 2 +-\n", "-Install the CLI.\n+Install the CLI with `brew install acme`.\n</diff>"} {
+		if !strings.Contains(msgs[5].Content, want) {
+			t.Errorf("the review lacks %q:\n%s", want, msgs[5].Content)
+		}
 	}
 	if !strings.Contains(msgs[1].Content, "Install the CLI.") || msgs[1].ToolCallID != "c1" || msgs[1].IsError {
 		t.Fatalf("read_file result = %+v", msgs[1])
@@ -95,9 +101,16 @@ func TestRunLocalEndToEnd(t *testing.T) {
 	if parent := gitT(t, repo, "rev-parse", "folio/job1^"); parent != first {
 		t.Fatalf("follow-up commit's parent = %s, want the first run's commit %s", parent, first)
 	}
+	// The follow-up's review shows the whole branch: the first turn's change too.
+	if review := rec.all()[len(rec.all())-2]; !strings.Contains(review.Content, "+Install the CLI with `brew install acme`.") || !strings.Contains(review.Content, "+++ b/guides/upgrade.mdx") {
+		t.Errorf("the follow-up's review does not show the branch's whole diff:\n%s", review.Content)
+	}
+	if prompts := userPrompts(rec.all()); len(prompts) != 0 {
+		t.Errorf("Folio's reviews taken for prompts: %q", prompts)
+	}
 	// The follow-up carries the first turn compacted: its prompt and the
 	// agent's summary, then a note of what it changed, then the new prompt.
-	sent := model.requests[len(model.requests)-3]["messages"].([]any)
+	sent := model.requests[len(model.requests)-4]["messages"].([]any)
 	var shape []string
 	for _, m := range sent {
 		m := m.(map[string]any)
@@ -262,7 +275,7 @@ func TestRunAnthropic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || res.Tokens != 690 {
+	if !res.Changed || res.Tokens != 920 || res.Steps != 4 {
 		t.Fatalf("result = %+v", res)
 	}
 	if out := gitT(t, repo, "ls-tree", "--name-only", "-r", "folio/ja"); strings.Contains(out, "unrelated.txt") {

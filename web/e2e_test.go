@@ -88,9 +88,10 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
 		t.Fatalf("job ended %+v, want completed with prLink %s", done, wantLink)
 	}
-	// The scripted model answers a turn in two calls of 120 tokens each.
-	if done.Usage.Steps != 2 || done.Usage.Tokens != 240 {
-		t.Fatalf("usage after one turn %+v, want 2 steps and 240 tokens", done.Usage)
+	// The scripted model answers a turn in three calls of 120 tokens each:
+	// the write, its summary, and its summary again after Folio's review.
+	if done.Usage.Steps != 3 || done.Usage.Tokens != 360 {
+		t.Fatalf("usage after one turn %+v, want 3 steps and 360 tokens", done.Usage)
 	}
 	branch := "folio/" + created.ID
 	if got := git(t, repo, "show", branch+":notes/1.md"); !strings.Contains(got, "rotate API keys") {
@@ -108,8 +109,8 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	for _, m := range conv.Messages {
 		roles = append(roles, m.Role)
 	}
-	if strings.Join(roles, ",") != "user,assistant,tool,assistant" {
-		t.Fatalf("conversation roles %v, want user,assistant,tool,assistant", roles)
+	if strings.Join(roles, ",") != "user,assistant,tool,assistant,user,assistant" {
+		t.Fatalf("conversation roles %v, want user,assistant,tool,assistant and Folio's review (user,assistant)", roles)
 	}
 
 	// A follow-up continues on the same branch and keeps the same link.
@@ -122,8 +123,8 @@ func TestJobEndToEndOnALocalRepository(t *testing.T) {
 	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != wantLink {
 		t.Fatalf("after the follow-up: %+v", done)
 	}
-	if done.Usage.Steps != 4 || done.Usage.Tokens != 480 {
-		t.Fatalf("usage after two turns %+v, want 4 steps and 480 tokens", done.Usage)
+	if done.Usage.Steps != 6 || done.Usage.Tokens != 720 {
+		t.Fatalf("usage after two turns %+v, want 6 steps and 720 tokens", done.Usage)
 	}
 	if got := git(t, repo, "show", branch+":notes/2.md"); !strings.Contains(got, "Also cover expiry.") {
 		t.Fatalf("notes/2.md on %s is %q", branch, got)

@@ -449,7 +449,8 @@ func TestJobEventsAcrossProcesses(t *testing.T) {
 	}
 	released := time.Now()
 	model.releaseAll()
-	stream.expectEvents("message:assistant:1:", "message:tool:1:*", "message:assistant:1:Wrote notes/1.md.", "job:completed+pr")
+	stream.expectEvents("message:assistant:1:", "message:tool:1:*", "message:assistant:1:Wrote notes/1.md.",
+		"message:user:1:"+testenv.ReviewNote+"*", "message:assistant:1:Wrote notes/1.md.", "job:completed+pr")
 	t.Logf("the worker process's turn reached serve's stream %s after the model answered", time.Since(released).Round(time.Millisecond))
 	// While the worker ran the turn, serve wrote nothing: these announcements are the worker process's.
 	n := 0
@@ -464,15 +465,16 @@ func TestJobEventsAcrossProcesses(t *testing.T) {
 		}
 		break
 	}
-	if n < 4 {
-		t.Errorf("the worker process announced %d changes of the job during its turn, want its 3 messages and the turn's end", n)
+	if n < 6 {
+		t.Errorf("the worker process announced %d changes of the job during its turn, want its 5 messages and the turn's end", n)
 	}
 
 	if code := apiCall(t, "POST", base+"/v2/agent/"+project+"/job/"+job.ID+"/message", key, map[string]string{"prompt": "Now the expiry rules."}, nil); code != 200 {
 		t.Fatalf("follow-up: %d", code)
 	}
 	stream.expectEvents("message:user:2:Now the expiry rules.", "job:active",
-		"message:assistant:2:", "message:tool:2:*", "message:assistant:2:Wrote notes/2.md.", "job:completed+pr")
+		"message:assistant:2:", "message:tool:2:*", "message:assistant:2:Wrote notes/2.md.",
+		"message:user:2:"+testenv.ReviewNote+"*", "message:assistant:2:Wrote notes/2.md.", "job:completed+pr")
 }
 
 // A change that was never announced (Redis failed its writer) still

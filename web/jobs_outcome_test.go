@@ -15,7 +15,7 @@ import (
 func TestJobWithProblemsCompletesAndSaysSo(t *testing.T) {
 	t.Parallel()
 	m := testenv.NewModelServer(t, func(messages []testenv.ChatMessage) testenv.ModelReply {
-		if last := messages[len(messages)-1]; last.Role == "tool" {
+		if last := messages[len(messages)-1]; last.Role == "tool" || strings.HasPrefix(last.Text(), testenv.ReviewNote) {
 			return testenv.ModelReply{Text: "Added the broken page."}
 		}
 		return testenv.ModelReply{Calls: []testenv.ModelCall{{Name: "write_file", Args: map[string]string{
@@ -43,8 +43,9 @@ func TestJobWithProblemsCompletesAndSaysSo(t *testing.T) {
 		t.Fatalf("problem = %v", first)
 	}
 	// The model was given the findings DefaultValidationRounds times: one
-	// write and one summary per round, plus the first.
-	if got, want := m.Calls(), 2*(agent.DefaultValidationRounds+1); got != want {
+	// write and one summary per round, plus the first, and its answer to
+	// Folio's review.
+	if got, want := m.Calls(), 2*(agent.DefaultValidationRounds+1)+1; got != want {
 		t.Fatalf("the model was called %d times, want %d (%d validation rounds)", got, want, agent.DefaultValidationRounds)
 	}
 	var msgs struct {
@@ -53,7 +54,7 @@ func TestJobWithProblemsCompletesAndSaysSo(t *testing.T) {
 	s.expect(200, "GET", "/v2/agent/{p}/job/"+done.ID+"/messages", "", &msgs)
 	notes := 0
 	for _, msg := range msgs.Messages {
-		if msg.Role == "user" && strings.Contains(msg.Content, "broken.mdx") {
+		if msg.Role == "user" && strings.HasPrefix(msg.Content, testenv.ValidationNote) && strings.Contains(msg.Content, "broken.mdx") {
 			notes++
 		}
 	}

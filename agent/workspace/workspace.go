@@ -22,6 +22,9 @@ type Workspace struct {
 	// Continued: the branch existed on the remote (a follow-up), so it may
 	// hold earlier runs' commits.
 	Continued bool
+	// ForkPoint is the commit of ref the branch grew from (Base on a new
+	// branch): what the branch as a whole changes is measured against it.
+	ForkPoint string
 	url       string
 	env       []string // extra git environment, e.g. credentials; never logged
 	parent    string
@@ -53,7 +56,12 @@ func (w *Workspace) checkout(ctx context.Context, ref string) error {
 	if _, err := w.git(ctx, w.parent, "clone", "--quiet", "--depth=1", "--no-tags", "--single-branch", "--branch", ref, w.url, w.Dir); err != nil {
 		return fmt.Errorf("workspace: unable to clone the repository at %q: %w", ref, err)
 	}
-	_, err := w.git(ctx, w.Dir, "ls-remote", "--exit-code", "--heads", "origin", "refs/heads/"+w.Branch)
+	refTip, err := w.git(ctx, w.Dir, "rev-parse", "HEAD")
+	if err != nil {
+		return fmt.Errorf("workspace: unable to read %q: %w", ref, err)
+	}
+	refTip = strings.TrimSpace(refTip)
+	_, err = w.git(ctx, w.Dir, "ls-remote", "--exit-code", "--heads", "origin", "refs/heads/"+w.Branch)
 	var gerr *git.Error
 	switch {
 	case err == nil:
@@ -76,7 +84,33 @@ func (w *Workspace) checkout(ctx context.Context, ref string) error {
 		return fmt.Errorf("workspace: unable to read HEAD: %w", err)
 	}
 	w.Base = strings.TrimSpace(head)
+	w.ForkPoint = w.Base
+	if w.Continued {
+		w.ForkPoint = w.forkPoint(ctx, ref, refTip)
+	}
 	return nil
+}
+
+// forkPoint finds where the branch left ref: their merge base. A shallow
+// clone holds too little history for it, so both are deepened a few times,
+// further each time. If none is found (unrelated histories, or a branch
+// very far from ref), ref's tip stands in: the branch is then measured
+// against ref as it is now.
+func (w *Workspace) forkPoint(ctx context.Context, ref, refTip string) string {
+	for _, deepen := range []int{0, 64, 1024} {
+		if deepen > 0 {
+			if shallow, _ := w.git(ctx, w.Dir, "rev-parse", "--is-shallow-repository"); strings.TrimSpace(shallow) != "true" {
+				break
+			}
+			if _, err := w.git(ctx, w.Dir, "fetch", "--quiet", "--no-tags", fmt.Sprintf("--deepen=%d", deepen), "origin", ref, "refs/heads/"+w.Branch); err != nil {
+				break
+			}
+		}
+		if out, err := w.git(ctx, w.Dir, "merge-base", "HEAD", refTip); err == nil {
+			return strings.TrimSpace(out)
+		}
+	}
+	return refTip
 }
 
 func (w *Workspace) git(ctx context.Context, dir string, args ...string) (string, error) {
@@ -91,10 +125,37 @@ type Change struct {
 
 // Changes stages everything and lists what differs from the run's start.
 func (w *Workspace) Changes(ctx context.Context) ([]Change, error) {
+	return w.changesSince(ctx, w.Base)
+}
+
+// BranchChanges stages everything and lists what the branch as a whole,
+// earlier turns' commits included, changes against ForkPoint.
+func (w *Workspace) BranchChanges(ctx context.Context) ([]Change, error) {
+	return w.changesSince(ctx, w.ForkPoint)
+}
+
+// Diff is the branch's whole diff against ForkPoint, uncommitted changes
+// included: a summary of the files, then the patch.
+func (w *Workspace) Diff(ctx context.Context) (string, error) {
+	if _, err := w.git(ctx, w.Dir, "add", "--all"); err != nil {
+		return "", fmt.Errorf("workspace: unable to stage changes: %w", err)
+	}
+	stat, err := w.git(ctx, w.Dir, "diff", "--cached", "--no-renames", "--stat=100", w.ForkPoint)
+	if err != nil {
+		return "", fmt.Errorf("workspace: unable to diff the branch: %w", err)
+	}
+	patch, err := w.git(ctx, w.Dir, "diff", "--cached", "--no-renames", "--no-color", "--no-ext-diff", w.ForkPoint)
+	if err != nil {
+		return "", fmt.Errorf("workspace: unable to diff the branch: %w", err)
+	}
+	return stat + "\n" + patch, nil
+}
+
+func (w *Workspace) changesSince(ctx context.Context, commit string) ([]Change, error) {
 	if _, err := w.git(ctx, w.Dir, "add", "--all"); err != nil {
 		return nil, fmt.Errorf("workspace: unable to stage changes: %w", err)
 	}
-	out, err := w.git(ctx, w.Dir, "diff", "--cached", "--no-renames", "--name-status", "-z", w.Base)
+	out, err := w.git(ctx, w.Dir, "diff", "--cached", "--no-renames", "--name-status", "-z", commit)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: unable to list changes: %w", err)
 	}

@@ -146,20 +146,35 @@ func NewModelServer(t testing.TB, reply func([]ChatMessage) ModelReply) *ModelSe
 	return m
 }
 
+// Folio's notes open the messages the agent adds to a conversation in the
+// user's place (agent.folioNote, agent.validationNote, agent.reviewNote; an
+// agent test keeps them equal): they are no prompts.
+const (
+	FolioNote      = "[Folio] "
+	ValidationNote = "Folio checked your changes before opening the pull request and found problems."
+	ReviewNote     = FolioNote + "Before you finish, review the branch's whole change"
+)
+
+// IsFolioNote reports whether a user message's text is one of Folio's notes.
+func IsFolioNote(text string) bool {
+	return strings.HasPrefix(text, FolioNote) || strings.HasPrefix(text, ValidationNote)
+}
+
 // NotesWriter is a model that answers the n-th prompt of a conversation by
 // writing notes/n.md (frontmatter and the prompt as its body), then says
-// what it did once the tool has answered. Folio's own notes ("[Folio] …",
-// such as the one that sums up earlier turns) are no prompts.
+// what it did once the tool has answered, and again after Folio's review.
+// Folio's own notes (such as the one that sums up earlier turns) are no
+// prompts.
 func NotesWriter(messages []ChatMessage) ModelReply {
 	prompts := 0
 	for _, m := range messages {
-		if m.Role == "user" && !strings.HasPrefix(m.Text(), "[Folio] ") {
+		if m.Role == "user" && !IsFolioNote(m.Text()) {
 			prompts++
 		}
 	}
 	last := messages[len(messages)-1]
 	path := fmt.Sprintf("notes/%d.md", prompts)
-	if last.Role == "tool" {
+	if last.Role == "tool" || IsFolioNote(last.Text()) {
 		return ModelReply{Text: "Wrote " + path + "."}
 	}
 	return ModelReply{Calls: []ModelCall{{Name: "write_file", Args: map[string]string{
