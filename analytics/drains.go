@@ -258,6 +258,7 @@ func vercelEntry(raw []byte) (LogRequest, string, string) {
 		Proxy     *struct {
 			Timestamp  json.RawMessage `json:"timestamp"`
 			Method     string          `json:"method"`
+			Host       string          `json:"host"`
 			Path       string          `json:"path"`
 			UserAgent  stringOrAny     `json:"userAgent"`
 			Referer    string          `json:"referer"`
@@ -269,7 +270,8 @@ func vercelEntry(raw []byte) (LogRequest, string, string) {
 		return LogRequest{}, "", SkipEvent
 	}
 	p := v.Proxy
-	r := LogRequest{Method: p.Method, Status: noStatus, Target: p.Path, Peer: p.ClientIP, UserAgent: string(p.UserAgent), Referrer: p.Referer}
+	r := LogRequest{Method: p.Method, Status: noStatus, Target: p.Path, Peer: p.ClientIP, UserAgent: string(p.UserAgent), Referrer: p.Referer,
+		Host: p.Host}
 	switch {
 	case p.StatusCode == nil:
 	case *p.StatusCode == -1:
@@ -308,7 +310,8 @@ func netlifyEntry(raw []byte) (LogRequest, string, string) {
 	if !jsonObject(raw, &n) || n.LogType != "traffic" {
 		return LogRequest{}, "", SkipEvent
 	}
-	r := LogRequest{Method: n.Method, Status: noStatus, Target: pathOf(n.URL), Peer: n.ClientIP, UserAgent: n.UserAgent, Referrer: n.Referrer}
+	r := LogRequest{Method: n.Method, Status: noStatus, Target: pathOf(n.URL), Peer: n.ClientIP, UserAgent: n.UserAgent, Referrer: n.Referrer,
+		Host: hostOf(n.URL)}
 	if n.StatusCode != nil {
 		r.Status = *n.StatusCode
 	}
@@ -341,6 +344,17 @@ func pathOf(s string) string {
 		return u.EscapedPath() + "?" + u.RawQuery
 	}
 	return u.EscapedPath()
+}
+
+// hostOf is the host of an absolute URL, "" for a path.
+func hostOf(s string) string {
+	if strings.HasPrefix(s, "/") {
+		return ""
+	}
+	if u, err := url.Parse(s); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 // stringOrAny decodes a JSON string, or the first non-empty string of an

@@ -25,9 +25,12 @@ type Event struct {
 	IP        string
 	VisitorID string
 	Accept    string
-	// Referrer is the page the reader came from, where the door has it;
-	// nothing stores it yet (issue 24 adds its storage and channels).
+	// Referrer is the page the reader came from, where the door has it:
+	// the view keeps its host and channel (see ReferrerClassifier).
 	Referrer string
+	// Host is the page's own host, where the door knows it (the tracker's
+	// Origin, a log's virtual host): a referrer from it is direct.
+	Host string
 	// LineHash names the log line an imported view came from, so a line
 	// imported twice is stored once.
 	LineHash []byte
@@ -46,8 +49,8 @@ type RawEvent struct {
 	// Accept is the request's Accept header, when the host has it: it tells
 	// an agent asking for Markdown (additive to the contract's fields).
 	Accept string `json:"accept,omitempty"`
-	// Referrer is the page that linked to this one (CONTRACT §3): checked,
-	// not stored yet.
+	// Referrer is the page that linked to this one (CONTRACT §3): the view
+	// keeps its host and channel, never its path or query.
 	Referrer string `json:"referrer,omitempty"`
 
 	// A search's and a searchClick's term; a search's result count.
@@ -327,6 +330,7 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 	// A batch repeats few user agents: each is matched against the lists once.
 	verdicts := map[string]uaVerdict{}
 	macs := map[int64]hash.Hash{}
+	referrals := s.referrals(projectID)
 	for i, e := range events {
 		vid, err := s.visitorID(ctx, projectID, e, macs)
 		if err != nil {
@@ -338,8 +342,12 @@ func (s *Service) record(ctx context.Context, projectID string, events []Event, 
 			verdicts[e.UserAgent] = verdict
 		}
 		class, agent := verdict.classAgent(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
+		referral, err := referrals.of(ctx, e)
+		if err != nil {
+			return 0, false, err
+		}
 		views[i] = model.NewPageView{At: e.At.UnixMilli(), Path: e.Path, VisitorID: vid, Class: uint8(class), LineHash: e.LineHash,
-			Agent: model.ViewAgent(agent)}
+			Agent: model.ViewAgent(agent), Referral: referral}
 	}
 	var eb *model.EventBatch
 	if batch != nil {

@@ -28,6 +28,9 @@ type LogRequest struct {
 	UserAgent string
 	Referrer  string
 	Accept    string
+	// Host is the site's host the request was for, where the format logs
+	// it: a referrer from it is direct.
+	Host string
 	// VisitorID is the log's own visitor id, used when it logs no address.
 	VisitorID string
 	// ID is the log's own id of the event (Mintlify's event_id): a line
@@ -128,7 +131,8 @@ func pageView(r LogRequest, trusted clientip.Trusted) (Event, string) {
 	if assetExts[strings.ToLower(path.Ext(p))] {
 		return Event{}, SkipAsset
 	}
-	e := Event{Path: p, At: r.At.UTC(), UserAgent: dash(r.UserAgent), Referrer: dash(r.Referrer), Accept: dash(r.Accept), VisitorID: r.VisitorID}
+	e := Event{Path: p, At: r.At.UTC(), UserAgent: dash(r.UserAgent), Referrer: dash(r.Referrer), Accept: dash(r.Accept), VisitorID: r.VisitorID,
+		Host: dash(r.Host)}
 	if peer := dash(r.Peer); peer != "" {
 		a, err := netip.ParseAddr(peer)
 		if err != nil {

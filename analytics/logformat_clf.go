@@ -23,14 +23,17 @@ func (f clfFormat) Name() string         { return f.name }
 func (f clfFormat) NewParser() LogParser { return f }
 
 func (f clfFormat) Parse(line []byte) (LogRequest, string) {
+	var host string
 	if f.vhost {
 		sp := bytes.IndexByte(line, ' ')
 		if sp <= 0 {
 			return LogRequest{}, SkipMalformed
 		}
-		line = line[sp+1:]
+		host, line = string(line[:sp]), line[sp+1:]
 	}
-	return parseCLF(line, f.extended)
+	r, reason := parseCLF(line, f.extended)
+	r.Host = host
+	return r, reason
 }
 
 // parseCLF reads a common or (extended) combined line.

@@ -29,10 +29,14 @@ const cloudFrontFields = "date time x-edge-location sc-bytes c-ip cs-method cs(H
 type cloudFrontParser struct {
 	// The column of each field the import reads, -1 when absent.
 	date, time, ip, method, stem, status, referrer, userAgent, forwarded, width int
+	// host is x-host-header (the viewer's Host), else cs(Host) (the
+	// distribution's domain).
+	host, distribution int
 }
 
 func (p *cloudFrontParser) setFields(fields string) {
-	*p = cloudFrontParser{date: -1, time: -1, ip: -1, method: -1, stem: -1, status: -1, referrer: -1, userAgent: -1, forwarded: -1}
+	*p = cloudFrontParser{date: -1, time: -1, ip: -1, method: -1, stem: -1, status: -1, referrer: -1, userAgent: -1, forwarded: -1,
+		host: -1, distribution: -1}
 	names := strings.Fields(fields)
 	p.width = len(names)
 	for i, name := range names {
@@ -55,6 +59,10 @@ func (p *cloudFrontParser) setFields(fields string) {
 			p.userAgent = i
 		case "x-forwarded-for":
 			p.forwarded = i
+		case "x-host-header":
+			p.host = i
+		case "cs(Host)":
+			p.distribution = i
 		}
 	}
 }
@@ -86,7 +94,11 @@ func (p *cloudFrontParser) Parse(line []byte) (LogRequest, string) {
 		return LogRequest{}, SkipMalformed
 	}
 	r := LogRequest{Method: field(p.method), Status: noStatus, Target: cols[p.stem], At: at, Peer: cols[p.ip],
-		Forwarded: field(p.forwarded), UserAgent: unescapeW3C(field(p.userAgent)), Referrer: unescapeW3C(field(p.referrer))}
+		Forwarded: field(p.forwarded), UserAgent: unescapeW3C(field(p.userAgent)), Referrer: unescapeW3C(field(p.referrer)),
+		Host: dash(field(p.host))}
+	if r.Host == "" {
+		r.Host = field(p.distribution)
+	}
 	if p.status >= 0 {
 		// An aborted request is logged as 000: no successful response.
 		if r.Status, err = strconv.Atoi(cols[p.status]); err != nil {

@@ -24,6 +24,7 @@ type caddyLine struct {
 		RemoteIP string              `json:"remote_ip"`
 		ClientIP string              `json:"client_ip"`
 		Method   string              `json:"method"`
+		Host     string              `json:"host"`
 		URI      string              `json:"uri"`
 		Headers  map[string][]string `json:"headers"`
 	} `json:"request"`
@@ -60,6 +61,7 @@ func (caddyFormat) Parse(line []byte) (LogRequest, string) {
 	return LogRequest{
 		Method: c.Request.Method, Status: *c.Status, Target: c.Request.URI, At: at, Peer: peer,
 		Forwarded: h("X-Forwarded-For"), UserAgent: h("User-Agent"), Referrer: h("Referer"), Accept: h("Accept"),
+		Host: c.Request.Host,
 	}, ""
 }
 
@@ -76,6 +78,7 @@ func (cloudflareFormat) NewParser() LogParser { return cloudflareFormat{} }
 type cloudflareLine struct {
 	ClientIP               string            `json:"ClientIP"`
 	ClientRequestMethod    string            `json:"ClientRequestMethod"`
+	ClientRequestHost      string            `json:"ClientRequestHost"`
 	ClientRequestURI       string            `json:"ClientRequestURI"`
 	ClientRequestPath      string            `json:"ClientRequestPath"`
 	ClientRequestUserAgent string            `json:"ClientRequestUserAgent"`
@@ -104,7 +107,7 @@ func (cloudflareFormat) Parse(line []byte) (LogRequest, string) {
 		return LogRequest{}, SkipEvent // a Worker's own fetch, not a reader's
 	}
 	r := LogRequest{Method: c.ClientRequestMethod, Status: noStatus, Target: target, At: at, Peer: c.ClientIP,
-		UserAgent: c.ClientRequestUserAgent, Referrer: c.ClientRequestReferer, ID: c.RayID}
+		UserAgent: c.ClientRequestUserAgent, Referrer: c.ClientRequestReferer, Host: c.ClientRequestHost, ID: c.RayID}
 	if c.EdgeResponseStatus != nil {
 		r.Status = *c.EdgeResponseStatus
 	}

@@ -152,6 +152,10 @@ func (f *nginxFormat) Parse(line []byte) (LogRequest, string) {
 			r.Status, err = strconv.Atoi(v)
 		case "http_referer":
 			r.Referrer = v
+		case "host", "http_host", "server_name":
+			if r.Host == "" || p.name != "server_name" {
+				r.Host = v
+			}
 		case "http_user_agent":
 			r.UserAgent = v
 		case "http_accept":

@@ -70,8 +70,8 @@ var extraReferrers = map[Channel]map[string][]string{
 	Search: {"Brave Search": {"search.brave.com"}, "Kagi": {"kagi.com"}},
 }
 
-// Referrers classes referrers into channels with matomo's lists.
-type Referrers struct {
+// ReferrerClassifier classes referrers into channels with matomo's lists.
+type ReferrerClassifier struct {
 	// hosts are the lists' host entries (without "www."), by channel in
 	// the order they are tried: AI assistants, social networks, search
 	// engines (facebook.com is on the last two; people come from it as
@@ -90,12 +90,12 @@ type pathReferrer struct {
 	channel              Channel
 }
 
-// referrerOrder is the order of Referrers.hosts.
+// referrerOrder is the order of ReferrerClassifier.hosts.
 var referrerOrder = [3]Channel{AIAssistant, Social, Search}
 
-// EmbeddedReferrers is the referrer classifier of the embedded lists,
+// EmbeddedReferrerClassifier is the referrer classifier of the embedded lists,
 // built once.
-var EmbeddedReferrers = sync.OnceValues(func() (*Referrers, error) {
+var EmbeddedReferrerClassifier = sync.OnceValues(func() (*ReferrerClassifier, error) {
 	files := map[Channel]string{AIAssistant: "AIAssistants.yml", Social: "Socials.yml", Search: "SearchEngines.yml"}
 	lists := map[Channel][]byte{}
 	for ch, name := range files {
@@ -105,14 +105,14 @@ var EmbeddedReferrers = sync.OnceValues(func() (*Referrers, error) {
 		}
 		lists[ch] = b
 	}
-	return NewReferrers(lists[AIAssistant], lists[Social], lists[Search])
+	return NewReferrerClassifier(lists[AIAssistant], lists[Social], lists[Search])
 })
 
-// NewReferrers builds the classifier from the three lists as matomo
+// NewReferrerClassifier builds the classifier from the three lists as matomo
 // writes them: AIAssistants.yml and Socials.yml map a name to its hosts,
 // SearchEngines.yml a name to configurations with urls.
-func NewReferrers(aiAssistants, socials, searchEngines []byte) (*Referrers, error) {
-	r := &Referrers{wild: map[string]string{}, paths: map[string][]pathReferrer{}}
+func NewReferrerClassifier(aiAssistants, socials, searchEngines []byte) (*ReferrerClassifier, error) {
+	r := &ReferrerClassifier{wild: map[string]string{}, paths: map[string][]pathReferrer{}}
 	for i := range r.hosts {
 		r.hosts[i] = map[string]string{}
 	}
@@ -163,7 +163,7 @@ func NewReferrers(aiAssistants, socials, searchEngines []byte) (*Referrers, erro
 
 // add files one list entry: a host, perhaps with a scheme (android-app://)
 // or a path, perhaps with {} for any label.
-func (r *Referrers) add(i int, ch Channel, name, entry string) {
+func (r *ReferrerClassifier) add(i int, ch Channel, name, entry string) {
 	e := strings.ToLower(strings.TrimSpace(entry))
 	if _, rest, ok := strings.Cut(e, "://"); ok {
 		e = rest
@@ -204,7 +204,7 @@ func (r *Referrers) add(i int, ch Channel, name, entry string) {
 // project whose own domains are ownDomains (the project's allowed domains:
 // hosts, "*.example.com" for its subdomains). No referrer, one that is not
 // a URL with a host, or one from the site itself is direct.
-func (r *Referrers) Classify(referrer, pageHost string, ownDomains []string) Referral {
+func (r *ReferrerClassifier) Classify(referrer, pageHost string, ownDomains []string) Referral {
 	host, path, ok := referrerHost(referrer)
 	if !ok || host == normalHost(pageHost) || ownHost(host, ownDomains) {
 		return Referral{}
@@ -245,7 +245,7 @@ func (r *Referrers) Classify(referrer, pageHost string, ownDomains []string) Ref
 // label replaced by {} (de.search.yahoo.com, google.de), or a top-level
 // domain of two labels (google.co.uk: com, org, net, co, it or edu and a
 // country).
-func (r *Referrers) wildcard(host string) (string, bool) {
+func (r *ReferrerClassifier) wildcard(host string) (string, bool) {
 	labels := strings.Split(host, ".")
 	for i := range labels {
 		l := labels[i]

@@ -8,7 +8,7 @@ import (
 )
 
 func TestReferrerChannels(t *testing.T) {
-	refs, err := EmbeddedReferrers()
+	refs, err := EmbeddedReferrerClassifier()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestReferrerChannels(t *testing.T) {
 // an earlier list (AI assistants, then social networks, then search
 // engines) names it too; and every list is read whole.
 func TestReferrerListsRead(t *testing.T) {
-	refs, err := EmbeddedReferrers()
+	refs, err := EmbeddedReferrerClassifier()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func TestReferrerListsRead(t *testing.T) {
 	t.Logf("%d list entries checked", n)
 }
 
-func TestNewReferrersRefusesBadLists(t *testing.T) {
+func TestNewReferrerClassifierRefusesBadLists(t *testing.T) {
 	good := []byte("ChatGPT:\n  - chatgpt.com\n")
 	engines := []byte("Google:\n  -\n    urls:\n      - google.com\n")
-	if _, err := NewReferrers(good, good, engines); err != nil {
+	if _, err := NewReferrerClassifier(good, good, engines); err != nil {
 		t.Fatalf("good lists: %v", err)
 	}
 	for name, lists := range map[string][3][]byte{
@@ -143,7 +143,7 @@ func TestNewReferrersRefusesBadLists(t *testing.T) {
 		"search engines as hosts": {good, good, []byte("Google:\n  - google.com\n")},
 		"an empty list":           {good, []byte("{}"), engines},
 	} {
-		if _, err := NewReferrers(lists[0], lists[1], lists[2]); err == nil {
+		if _, err := NewReferrerClassifier(lists[0], lists[1], lists[2]); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/folio-docs/folio/metrics"
 	"github.com/folio-docs/folio/model"
@@ -24,8 +25,9 @@ type BrowserView struct {
 // TrackBrowserView records a tracker page view if the page's origin is one
 // of the project's allowed domains (any, when it names none) and the client
 // is a person: bots and AI agents are not counted through this door. It
-// says whether the view was stored. The referrer is checked but not kept:
-// no export reports it yet.
+// says whether the view was stored. The view keeps where it came from
+// (the referrer's host and channel); a referrer from the page's origin,
+// as the tracker sends for a page changed in place, is direct.
 func (s *Service) TrackBrowserView(ctx context.Context, v BrowserView) (bool, error) {
 	p, err := s.db.ProjectByID(ctx, v.ProjectID)
 	if err != nil { // model.ErrProjectNotFound for an unknown project
@@ -38,7 +40,14 @@ func (s *Service) TrackBrowserView(ctx context.Context, v BrowserView) (bool, er
 	if err != nil {
 		return false, model.Invalid("path", "analytics: invalid path: "+err.Error())
 	}
-	return s.RecordBrowser(ctx, p.ID, Event{Path: path, At: v.At, UserAgent: v.UserAgent, IP: v.IP})
+	var host string
+	if u, err := url.Parse(v.Origin); err == nil {
+		host = u.Host
+	}
+	if len(v.Referrer) > maxReferrerLen || !utf8.ValidString(v.Referrer) {
+		v.Referrer = "" // no reason to lose the view
+	}
+	return s.RecordBrowser(ctx, p.ID, Event{Path: path, At: v.At, UserAgent: v.UserAgent, IP: v.IP, Referrer: v.Referrer, Host: host})
 }
 
 // BrowserEvent is a search, a search result opened or feedback the

@@ -23,6 +23,8 @@ type AnalyticsDict struct {
 	paths map[string]int64
 	// agents are agents' ids (analytics_agents), for this site's ingest
 	agents map[ViewAgent]int64
+	// referrers are referral sources' ids (analytics_referrers)
+	referrers map[ViewReferral]int64
 	// insertViews is the full-size multi-row views INSERT, prepared once:
 	// parsing it for every batch cost as much as running it.
 	insertViews *sql.Stmt
@@ -30,7 +32,7 @@ type AnalyticsDict struct {
 
 // NewAnalyticsDict returns an empty cache for one site.
 func NewAnalyticsDict() *AnalyticsDict {
-	return &AnalyticsDict{paths: map[string]int64{}, agents: map[ViewAgent]int64{}}
+	return &AnalyticsDict{paths: map[string]int64{}, agents: map[ViewAgent]int64{}, referrers: map[ViewReferral]int64{}}
 }
 
 // siteDicts are a DB's dictionary caches, one per site, made on first use.
@@ -133,6 +135,7 @@ func (d *DB) StorePageViews(ctx context.Context, siteID int64, views []NewPageVi
 func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *AnalyticsDict, views []NewPageView, more *Interactions, batch *EventBatch) (stored int, replayed bool, err error) {
 	newPaths := map[string]int64{}
 	newAgents := map[ViewAgent]int64{}
+	var newReferrers map[ViewReferral]int64
 	// Prepared outside the transaction: the writer has one connection.
 	insertViews, err := dict.prepareInsertViews(ctx, d)
 	if err != nil {
@@ -208,6 +211,9 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 			}
 			newAgents[a] = id
 		}
+		if newReferrers, err = insertReferrers(ctx, tx, dict, views, use); err != nil {
+			return err
+		}
 		if err := upsertDict(ctx, tx, `/* DB.InsertPageViews */ INSERT INTO analytics_paths (site_id, path) VALUES `,
 			` ON CONFLICT (site_id, path) DO UPDATE SET path = excluded.path RETURNING id, path`,
 			siteID, paths, func(p string) any { return p }, func(id int64, raw []byte) { newPaths[string(raw)] = id }); err != nil {
@@ -245,7 +251,7 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 					agentID = newAgents[v.Agent]
 				}
 			}
-			rows = append(rows, siteID, v.At, pathID, v.VisitorID, v.Class, agentID)
+			rows = append(rows, siteID, v.At, pathID, v.VisitorID, v.Class, agentID, dict.referrerID(v.Referral, newReferrers))
 			stored++
 			if len(rows) == viewColumns*rowsPerInsert {
 				if err := flush(); err != nil {
@@ -291,17 +297,20 @@ func (d *DB) InsertPageViewsOnce(ctx context.Context, siteID int64, dict *Analyt
 	for a, id := range newAgents {
 		dict.agents[a] = id
 	}
+	for r, id := range newReferrers {
+		dict.referrers[r] = id
+	}
 	dict.mu.Unlock()
 	return stored, false, nil
 }
 
 // viewColumns is how many values insertViewsSQL takes per view.
-const viewColumns = 6
+const viewColumns = 7
 
 // insertViewsSQL stores n views.
 func insertViewsSQL(n int) string {
-	return `/* DB.InsertPageViews */ INSERT INTO analytics_views (site_id, at, path_id, visitor_id, class, agent_id) VALUES ` +
-		placeholders(n, "(?, ?, ?, ?, ?, ?)")
+	return `/* DB.InsertPageViews */ INSERT INTO analytics_views (site_id, at, path_id, visitor_id, class, agent_id, referrer_id) VALUES ` +
+		placeholders(n, "(?, ?, ?, ?, ?, ?, ?)")
 }
 
 // prepareInsertViews returns the full-size views INSERT, preparing it on

@@ -25,11 +25,13 @@ type (
 	PageViewColumns  = model.PageViewColumns
 	PathCount        = model.PathCount
 	Project          = model.Project
+	ReferrerCount    = model.ReferrerCount
 	SearchClickCount = model.SearchClickCount
 	SearchTerm       = model.SearchTerm
 	TurnOutcome      = model.TurnOutcome
 	User             = model.User
 	ViewAgent        = model.ViewAgent
+	ViewReferral     = model.ViewReferral
 	WebhookDelivery  = model.WebhookDelivery
 	WebhookEvent     = model.WebhookEvent
 )

@@ -24,6 +24,9 @@ type NewPageView struct {
 	// Agent is who made the view (its name and operator), empty for a
 	// browser.
 	Agent ViewAgent
+	// Referral is where the view came from, the zero ViewReferral for
+	// direct (no referrer, or the site itself).
+	Referral ViewReferral
 }
 
 // ViewAgent is an agent as stored: its name and operator ("" when
@@ -65,4 +68,20 @@ type PathCount struct {
 	Path     string
 	Views    int
 	Visitors int
+}
+
+// ViewReferral is where a view came from, as stored: the source (the
+// referrer's host), its channel (aiAssistant, search, social, other) and
+// the list's name for it ("" when none). The zero ViewReferral is direct:
+// no referrer, or the site itself.
+type ViewReferral struct {
+	Source, Channel, Name string
+}
+
+// ReferrerCount is one referral source's human views in a range (db's
+// AnalyticsReferrerCounts).
+type ReferrerCount struct {
+	Referral ViewReferral
+	Views    int
+	Visitors int // distinct visitor ids among its views
 }
