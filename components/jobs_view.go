@@ -189,7 +189,7 @@ func toolCalls(raw json.RawMessage) []toolCall {
 			pretty.Write(args)
 		}
 		var fields map[string]any
-		json.Unmarshal(args, &fields)
+		_ = json.Unmarshal(args, &fields) // arguments that are no object name no subject; they are shown as they came
 		subject := ""
 		for _, k := range []string{"path", "file", "query", "pattern", "url"} {
 			if v, ok := fields[k].(string); ok {

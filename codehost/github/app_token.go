@@ -79,7 +79,7 @@ func (a *AppToken) Token(ctx context.Context) (string, error) {
 	if errors.As(err, &he) && he.Response != nil {
 		defer he.Response.Body.Close()
 		var body struct{ Message string }
-		json.NewDecoder(io.LimitReader(he.Response.Body, 64<<10)).Decode(&body)
+		_ = json.NewDecoder(io.LimitReader(he.Response.Body, 64<<10)).Decode(&body) // a body that is not JSON leaves Message empty; the status still says what failed
 		err = &StatusError{Status: he.Response.StatusCode, Message: body.Message}
 	}
 	return "", fmt.Errorf("github: unable to get an installation token for app %d: %w", a.appID, err)

@@ -3,6 +3,7 @@ package api
 import (
 	"maps"
 	"net/http"
+	"strconv"
 
 	"github.com/folio-docs/folio/handlers/httpx"
 )
@@ -109,15 +110,11 @@ func response(desc string, schema any) map[string]any {
 // operation builds an operation answering ok with okSchema, plus the
 // given error statuses in the contract's shape.
 func operation(id, summary string, ok int, okSchema any, errs ...int) map[string]any {
-	res := map[string]any{itoa(ok): response("Success.", okSchema)}
+	res := map[string]any{strconv.Itoa(ok): response("Success.", okSchema)}
 	for _, s := range errs {
-		res[itoa(s)] = response(http.StatusText(s)+".", ref("Error"))
+		res[strconv.Itoa(s)] = response(http.StatusText(s)+".", ref("Error"))
 	}
 	return map[string]any{"operationId": id, "summary": summary, "responses": res}
-}
-
-func itoa(n int) string {
-	return string([]byte{byte('0' + n/100), byte('0' + n/10%10), byte('0' + n%10)})
 }
 
 func pathParam(name, desc string) map[string]any {

@@ -29,7 +29,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	_, _ = w.Write(buf.Bytes()) // the status is sent; a client gone mid-body cannot be told
 }
 
 // WriteEncoded answers with body, one JSON value already encoded (compact),
@@ -38,8 +38,8 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 func WriteEncoded(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(body)
-	w.Write(newline)
+	_, _ = w.Write(body) // the status is sent; a client gone mid-body cannot be told
+	_, _ = w.Write(newline)
 }
 
 var newline = []byte{'\n'}

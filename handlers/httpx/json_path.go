@@ -67,7 +67,9 @@ func walkUnknown(dec *json.Decoder, t reflect.Type, at string) (path string, fou
 				return p, true
 			}
 		}
-		dec.Token() // }
+		if _, err := dec.Token(); err != nil { // }
+			return "", true
+		}
 	case json.Delim('['):
 		var et reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
@@ -78,7 +80,9 @@ func walkUnknown(dec *json.Decoder, t reflect.Type, at string) (path string, fou
 				return p, true
 			}
 		}
-		dec.Token() // ]
+		if _, err := dec.Token(); err != nil { // ]
+			return "", true
+		}
 	}
 	return "", false
 }

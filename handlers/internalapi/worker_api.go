@@ -179,7 +179,7 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 		if err != nil {
 			// Give the turn back rather than leave it held by a worker that
 			// hears only an error.
-			store.ReleaseRun(context.WithoutCancel(ctx), j.ID, in.Owner)
+			_, _ = store.ReleaseRun(context.WithoutCancel(ctx), j.ID, in.Owner) // if this fails too, the lease runs out and the sweep gives the turn back
 			return nil, err
 		}
 		rec := jobs.ForWorker(p)
