@@ -71,6 +71,10 @@ type (
 			Type       string         `json:"type"`
 			Properties map[string]any `json:"properties"`
 			Required   []string       `json:"required,omitzero"` // [] is sent, nil is not
+			// Always false: Folio's tools take no other argument. (Anthropic's
+			// strict tool use is a beta for some models; Folio does not ask
+			// for it, and checks the arguments itself.)
+			AdditionalProperties bool `json:"additionalProperties"`
 		} `json:"input_schema"`
 		CacheControl *cacheControl `json:"cache_control,omitempty"`
 	}

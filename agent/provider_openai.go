@@ -19,6 +19,10 @@ type openaiProvider struct {
 	// Ollama, LM Studio and llama.cpp's server know only max_tokens, which
 	// vLLM and OpenRouter also take.
 	completionLimit string
+	// strict sends the tools as strict schemas, which OpenAI then holds
+	// the model's arguments to; other servers get plain schemas, since
+	// some refuse a type that may be null.
+	strict bool
 }
 
 func newOpenAI(baseURL, apiKey string, hc *http.Client) *openaiProvider {
@@ -27,7 +31,7 @@ func newOpenAI(baseURL, apiKey string, hc *http.Client) *openaiProvider {
 	}
 	p := &openaiProvider{api: newAPIClient(baseURL, http.Header{"Authorization": {"Bearer " + apiKey}}, hc), completionLimit: "max_tokens"}
 	if isOpenAI(baseURL) {
-		p.completionLimit = "max_completion_tokens"
+		p.completionLimit, p.strict = "max_completion_tokens", true
 	}
 	return p
 }
@@ -68,6 +72,7 @@ type (
 			Name        string         `json:"name"`
 			Description string         `json:"description"`
 			Parameters  map[string]any `json:"parameters"`
+			Strict      bool           `json:"strict,omitempty"`
 		} `json:"function"`
 	}
 	openaiResponse struct {
@@ -128,7 +133,8 @@ func (p *openaiProvider) complete(ctx context.Context, req modelRequest) (modelR
 	}
 	for _, t := range req.Tools {
 		tool := openaiTool{Type: "function"}
-		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, jsonSchema(t)
+		tool.Function.Name, tool.Function.Description, tool.Function.Parameters = t.Name, t.Description, t.schema(p.strict)
+		tool.Function.Strict = p.strict
 		body.Tools = append(body.Tools, tool)
 	}
 	var resp openaiResponse
@@ -182,15 +188,6 @@ func openaiRefusal(err error) error {
 		msg = strings.TrimSpace(string(body.Error))
 	}
 	return &statusError{Status: r.status, Message: msg, RetryAfter: retryAfter(r.header)}
-}
-
-// jsonSchema is a tool's arguments as a JSON Schema object.
-func jsonSchema(t toolSpec) map[string]any {
-	s := map[string]any{"type": "object", "properties": t.Properties}
-	if len(t.Required) > 0 {
-		s["required"] = t.Required
-	}
-	return s
 }
 
 // rawArguments keeps a model's arguments as JSON even when they are not:

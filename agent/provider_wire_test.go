@@ -124,8 +124,8 @@ func TestOpenAIRequestOnTheWire(t *testing.T) {
 			{"role": "user", "content": "more"}
 		],
 		"tools": [
-			{"type": "function", "function": {"name": "read_file", "description": "reads", "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "p"}}, "required": ["path"]}}},
-			{"type": "function", "function": {"name": "list_files", "description": "lists", "parameters": {"type": "object", "properties": {}}}}
+			{"type": "function", "function": {"name": "read_file", "description": "reads", "parameters": {"type": "object", "properties": {"path": {"type": "string", "description": "p"}}, "required": ["path"], "additionalProperties": false}}},
+			{"type": "function", "function": {"name": "list_files", "description": "lists", "parameters": {"type": "object", "properties": {}, "additionalProperties": false}}}
 		]
 	}`)
 
@@ -204,8 +204,8 @@ func TestAnthropicRequestOnTheWire(t *testing.T) {
 			]}
 		],
 		"tools": [
-			{"name": "read_file", "description": "reads", "input_schema": {"type": "object", "properties": {"path": {"type": "string", "description": "p"}}, "required": ["path"]}},
-			{"name": "list_files", "description": "lists", "input_schema": {"type": "object", "properties": {}}, "cache_control": {"type": "ephemeral"}}
+			{"name": "read_file", "description": "reads", "input_schema": {"type": "object", "properties": {"path": {"type": "string", "description": "p"}}, "required": ["path"], "additionalProperties": false}},
+			{"name": "list_files", "description": "lists", "input_schema": {"type": "object", "properties": {}, "additionalProperties": false}, "cache_control": {"type": "ephemeral"}}
 		]
 	}`)
 
@@ -447,4 +447,48 @@ func TestProviderRedirectElsewhereIsRefused(t *testing.T) {
 	if len(leaked) > 0 {
 		t.Errorf("the other origin was sent %q", leaked)
 	}
+}
+
+// OpenAI itself gets strict schemas: "strict": true, no other argument
+// allowed, every argument required, an optional one nullable.
+func TestOpenAIStrictToolsOnTheWire(t *testing.T) {
+	s := newWireServer(t, 200, "application/json", `{"choices":[{"message":{"content":"x"}}]}`)
+	p := newOpenAI(s.URL+"/v1", "sk", nil)
+	if p.strict {
+		t.Fatal("a server that is not OpenAI's got strict schemas")
+	}
+	if !newOpenAI("https://api.openai.com/v1", "sk", nil).strict {
+		t.Fatal("OpenAI's API got plain schemas")
+	}
+	p.strict = true
+	if _, err := p.complete(context.Background(), modelRequest{Model: "m", Tools: []toolSpec{*specNamed(t, "read_file")}}); err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Tools []json.RawMessage }
+	json.Unmarshal(s.only(t).Body, &body)
+	if len(body.Tools) != 1 {
+		t.Fatalf("tools sent: %s", body.Tools)
+	}
+	sameJSON(t, body.Tools[0], `{"type": "function", "function": {"name": "read_file", "description": `+jsonString(readFileDesc)+`, "strict": true, "parameters": {
+		"type": "object", "additionalProperties": false, "required": ["limit", "offset", "path"],
+		"properties": {
+			"path": {"type": "string", "description": "File path relative to the repository root."},
+			"offset": {"type": ["integer", "null"], "description": "The first line to show, counting from 1; null or omitted to start at the top."},
+			"limit": {"type": ["integer", "null"], "description": "How many lines to show; null or omitted for as many as fit (at most 400)."}
+		}}}}`)
+}
+
+func specNamed(t *testing.T, name string) *toolSpec {
+	for i := range toolSpecs {
+		if toolSpecs[i].Name == name {
+			return &toolSpecs[i]
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return nil
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -40,7 +40,7 @@ var editFileParams = []param{
 	{name: "path", kind: kindString, desc: pathDesc, required: true},
 	{name: "old_string", kind: kindString, desc: "The text to replace.", required: true},
 	{name: "new_string", kind: kindString, desc: "The text to put in its place.", required: true},
-	{name: "replace_all", kind: kindBoolean, desc: "Replace every occurrence of old_string; false or omitted to require exactly one."},
+	{name: "replace_all", kind: kindBoolean, desc: "Replace every occurrence of old_string; false, null or omitted to require exactly one."},
 }
 
 func (c *checkout) editFile(a args) (string, error) {

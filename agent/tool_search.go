@@ -24,9 +24,9 @@ const searchFilesDesc = "Search the repository's text files, line by line, like 
 
 var searchFilesParams = []param{
 	{name: "query", kind: kindString, desc: "What to look for: plain text, or a regular expression (RE2 syntax) when regex is true.", required: true},
-	{name: "regex", kind: kindBoolean, desc: "Read query as a regular expression; false or omitted for plain text."},
-	{name: "path", kind: kindString, desc: "A folder or file to search, or a glob of paths (* within a folder, ** across folders, {a,b} for either); omit to search everything. A glob without / matches file names in any folder."},
-	{name: "context", kind: kindInteger, desc: fmt.Sprintf("Lines to show before and after each match, 0 to %d; omitted, 0.", maxSearchContext)},
+	{name: "regex", kind: kindBoolean, desc: "Read query as a regular expression; false, null or omitted for plain text."},
+	{name: "path", kind: kindString, desc: "A folder or file to search, or a glob of paths (* within a folder, ** across folders, {a,b} for either); null or omitted to search everything. A glob without / matches file names in any folder."},
+	{name: "context", kind: kindInteger, desc: fmt.Sprintf("Lines to show before and after each match, 0 to %d; null or omitted for 0.", maxSearchContext)},
 }
 
 func (c *checkout) searchFiles(a args) (string, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -31,6 +32,40 @@ type toolSpec struct {
 
 func str(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 
+// schema is the tool's arguments as a JSON Schema object that allows no
+// other argument. A strict one is what OpenAI's strict mode requires
+// (structured outputs): every argument listed as required, an optional one
+// as a type that may be null, which Folio reads as not given.
+func (t toolSpec) schema(strict bool) map[string]any {
+	s := map[string]any{"type": "object", "properties": t.Properties, "additionalProperties": false}
+	if !strict {
+		if len(t.Required) > 0 {
+			s["required"] = t.Required
+		}
+		return s
+	}
+	required := map[string]bool{}
+	for _, r := range t.Required {
+		required[r] = true
+	}
+	props := map[string]any{}
+	names := []string{}
+	for name, p := range t.Properties {
+		names = append(names, name)
+		prop, _ := p.(map[string]any)
+		if required[name] || prop == nil {
+			props[name] = p
+			continue
+		}
+		nullable := maps.Clone(prop)
+		nullable["type"] = []any{prop["type"], "null"}
+		props[name] = nullable
+	}
+	sort.Strings(names)
+	s["properties"], s["required"] = props, names
+	return s
+}
+
 // tool is one tool the model may call: what it does, its arguments, and
 // the method that runs it.
 type tool struct {
@@ -44,13 +79,13 @@ const pathDesc = "File path relative to the repository root."
 // tools are the model's hands on the checkout, in the order it is told of them.
 var tools = []*tool{
 	{name: "list_files", desc: "List the repository's files (recursively) under a directory. Paths are relative to the repository root.",
-		params: []param{{name: "path", kind: kindString, desc: "Directory to list; empty or omitted for the repository root."}},
+		params: []param{{name: "path", kind: kindString, desc: "Directory to list; empty, null or omitted for the repository root."}},
 		run:    (*checkout).listFiles},
 	{name: "read_file", desc: readFileDesc,
 		params: []param{
 			{name: "path", kind: kindString, desc: pathDesc, required: true},
-			{name: "offset", kind: kindInteger, desc: "The first line to show, counting from 1; omit to start at the top."},
-			{name: "limit", kind: kindInteger, desc: fmt.Sprintf("How many lines to show; omit for as many as fit (at most %d).", maxReadLines)},
+			{name: "offset", kind: kindInteger, desc: "The first line to show, counting from 1; null or omitted to start at the top."},
+			{name: "limit", kind: kindInteger, desc: fmt.Sprintf("How many lines to show; null or omitted for as many as fit (at most %d).", maxReadLines)},
 		},
 		run: (*checkout).readFile},
 	{name: "search_files", desc: searchFilesDesc, params: searchFilesParams, run: (*checkout).searchFiles},

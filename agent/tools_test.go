@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -495,6 +496,51 @@ func TestEditsAreChecked(t *testing.T) {
 		}
 		if tc.notWant != "" && strings.Contains(out, tc.notWant) {
 			t.Errorf("%s(%s) says %q:\n%s", tc.tool, tc.args, tc.notWant, out)
+		}
+	}
+}
+
+// Every tool's strict schema is one OpenAI's strict mode accepts, and what
+// a model held to it sends (nulls for what it leaves out) is accepted.
+func TestStrictSchemas(t *testing.T) {
+	for _, spec := range toolSpecs {
+		s := spec.schema(true)
+		props := s["properties"].(map[string]any)
+		required := s["required"].([]string)
+		if s["type"] != "object" || s["additionalProperties"] != false || len(required) != len(props) {
+			t.Errorf("%s: strict schema %v: want an object allowing nothing else, every property required", spec.Name, s)
+		}
+		for _, name := range required {
+			p, ok := props[name].(map[string]any)
+			if !ok || p["description"] == "" {
+				t.Errorf("%s: required %q has no described property", spec.Name, name)
+				continue
+			}
+			optional := !slices.Contains(spec.Required, name)
+			switch typ := p["type"].(type) {
+			case string:
+				if optional {
+					t.Errorf("%s.%s: optional but not nullable", spec.Name, name)
+				}
+			case []any:
+				if !optional || len(typ) != 2 || typ[1] != "null" {
+					t.Errorf("%s.%s: type %v", spec.Name, name, typ)
+				}
+			}
+		}
+		if plain := spec.schema(false); plain["additionalProperties"] != false || len(plain["properties"].(map[string]any)) != len(props) {
+			t.Errorf("%s: plain schema %v", spec.Name, plain)
+		}
+	}
+	c, _ := newTestCheckout(t)
+	for _, call := range []struct{ tool, args string }{
+		{"list_files", `{"path":null}`},
+		{"read_file", `{"path":"docs/a.mdx","offset":null,"limit":null}`},
+		{"search_files", `{"query":"hello","regex":null,"path":null,"context":null}`},
+		{"edit_file", `{"path":"docs/a.mdx","old_string":"hello","new_string":"hi","replace_all":null}`},
+	} {
+		if out, err := callJSON(c, call.tool, call.args); err != nil {
+			t.Errorf("%s(%s) = %q, %v", call.tool, call.args, out, err)
 		}
 	}
 }
