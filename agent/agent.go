@@ -40,10 +40,10 @@ type Message struct {
 // those the provider read from its prompt cache (Cached) and wrote to it
 // (CacheWrite) included; Output the completion's.
 type Usage struct {
-	Input      int64 `json:"input"`
-	Cached     int64 `json:"cached"`
-	CacheWrite int64 `json:"cacheWrite"`
-	Output     int64 `json:"output"`
+	Input      int64 `json:"inputTokens"`
+	Cached     int64 `json:"cachedTokens"`
+	CacheWrite int64 `json:"cacheWriteTokens"`
+	Output     int64 `json:"outputTokens"`
 }
 
 // ToolCall is the model asking for one tool to run.
@@ -80,6 +80,9 @@ type Result struct {
 	// Usage splits Tokens; LargestRequest is the largest Input of one call.
 	Usage          Usage
 	LargestRequest int64
+	// CostMicros is what the run cost in millionths of a US dollar, at the
+	// model's configured price; nil when the model has none.
+	CostMicros *int64
 	// Summary is the agent's final answer of this turn; Problems what the
 	// checks still found in the branch when the turn ended ([] when clean).
 	Summary  string

@@ -303,14 +303,23 @@ func TestRunRecordsUsage(t *testing.T) {
 		step{cached: 150, cacheWrite: 30, text: "Nothing to change."},
 	)
 	rec := &recorder{}
-	res, err := newTestAgent(t, Config{Provider: "anthropic", AnthropicBaseURL: m.server.URL, AnthropicAPIKey: "sk-ant-test"}).
-		Run(context.Background(), localRun(repo, "ju", "Check"), rec.record)
+	prices, err := ParsePrices("gpt-test=3/15/0.3/3.75, other=1/1/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Provider: "anthropic", AnthropicBaseURL: m.server.URL, AnthropicAPIKey: "sk-ant-test", Prices: prices}
+	res, err := newTestAgent(t, cfg).Run(context.Background(), localRun(repo, "ju", "Check"), rec.record)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Usage{Input: 400, Cached: 150, CacheWrite: 180, Output: 60}
 	if res.Usage != want || res.Tokens != 460 || res.LargestRequest != 200 {
 		t.Fatalf("result usage %+v, tokens %d, largest %d; want %+v, 460, 200", res.Usage, res.Tokens, res.LargestRequest, want)
+	}
+	// 70 plain input tokens at $3 a million, 150 read from the cache at
+	// $0.30, 180 written at $3.75, 60 output at $15: 1,830 millionths.
+	if res.CostMicros == nil || *res.CostMicros != 1830 {
+		t.Fatalf("cost = %v, want 1830 millionths of a dollar", res.CostMicros)
 	}
 	msgs := rec.all()
 	if u := msgs[0].Usage; u == nil || *u != (Usage{Input: 200, CacheWrite: 150, Output: 30}) {
@@ -321,5 +330,40 @@ func TestRunRecordsUsage(t *testing.T) {
 	}
 	if msgs[1].Usage != nil {
 		t.Fatalf("a tool's result has usage %+v", msgs[1].Usage)
+	}
+}
+
+// A model without a price has no cost; a failed run is priced too.
+func TestRunCostUnknownWithoutPrice(t *testing.T) {
+	repo := newTestRepo(t, nil)
+	m := newOpenAIServer(t, step{text: "Nothing to change."})
+	cfg := openAIConfig(m)
+	cfg.Prices = map[string]Price{"gpt-other": {Input: 1}}
+	res, err := newTestAgent(t, cfg).Run(context.Background(), localRun(repo, "jn", "Check"), (&recorder{}).record)
+	if err != nil || res.CostMicros != nil {
+		t.Fatalf("cost %v, %v; want none", res.CostMicros, err)
+	}
+	m = newOpenAIServer(t, listing("l1"), listing("l2"))
+	cfg = openAIConfig(m)
+	cfg.MaxSteps, cfg.Prices = 1, map[string]Price{"gpt-test": {Input: 2, Output: 10}}
+	res, err = newTestAgent(t, cfg).Run(context.Background(), localRun(repo, "jf", "Check"), (&recorder{}).record)
+	if err == nil || res.CostMicros == nil || *res.CostMicros != 400 {
+		t.Fatalf("cost %v, %v; want the failed run's 100 input and 20 output tokens priced: 400", res.CostMicros, err)
+	}
+}
+
+func TestParsePrices(t *testing.T) {
+	got, err := ParsePrices(" gpt-4.1=2/8/0.5 ; claude-sonnet-4-5 = 3/15/0.3/3.75,")
+	want := map[string]Price{"gpt-4.1": {Input: 2, Cached: 0.5, Output: 8, CacheWrite: 2}, "claude-sonnet-4-5": {Input: 3, Cached: 0.3, Output: 15, CacheWrite: 3.75}}
+	if err != nil || len(got) != 2 || got["gpt-4.1"] != want["gpt-4.1"] || got["claude-sonnet-4-5"] != want["claude-sonnet-4-5"] {
+		t.Fatalf("ParsePrices = %v, %v; want %v", got, err, want)
+	}
+	if got, err := ParsePrices(""); err != nil || len(got) != 0 {
+		t.Fatalf("ParsePrices(\"\") = %v, %v", got, err)
+	}
+	for _, bad := range []string{"gpt-4.1", "=1/2/3", "m=1/2", "m=1/2/3/4/5", "m=1/x/3", "m=-1/0/0", "m=1/1/1,m=2/2/2", "m=NaN/1/1"} {
+		if _, err := ParsePrices(bad); err == nil {
+			t.Errorf("ParsePrices(%q) passed", bad)
+		}
 	}
 }

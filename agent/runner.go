@@ -54,6 +54,9 @@ type Config struct {
 	// JobMaxTokens caps the tokens of a job over all its turns (Run's
 	// TokensUsed and this run's); 0 sets no cap.
 	JobMaxTokens int64
+	// Prices are the models' prices (ParsePrices), by model name: a run of
+	// a model priced here has a cost.
+	Prices map[string]Price
 
 	HTTPClient *http.Client // for the model and GitHub APIs; a 10-minute-timeout client if nil
 	Log        *slog.Logger
@@ -194,8 +197,10 @@ func hostError(code, what string, err error) error {
 
 // Run runs one turn of a job: the model's tool loop over a fresh checkout of
 // the job's branch, validation, then commit, push and pull request.
-func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (Result, error) {
-	res := Result{PRLink: run.PRLink}
+func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (res Result, err error) {
+	res = Result{PRLink: run.PRLink}
+	// However the run ends, what it used is priced.
+	defer func() { res.CostMicros = a.cost(run.Model, res.Usage) }()
 	prov, err := a.provider(run.Model)
 	if err != nil {
 		return res, err

@@ -168,6 +168,13 @@ func fromNullMillis(ms sql.NullInt64) *time.Time {
 	return &t
 }
 
+func fromNullInt(n sql.NullInt64) *int64 {
+	if !n.Valid {
+		return nil
+	}
+	return &n.Int64
+}
+
 func toNullMillis(t *time.Time) sql.NullInt64 {
 	if t == nil {
 		return sql.NullInt64{}

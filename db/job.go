@@ -13,16 +13,20 @@ import (
 
 const jobColumns = `id, project_id, status, repository, ref, model, branch, pr_link, error_code, error_message,
 	turn, recovery, attempts, lease_owner, lease_until, created_at, updated_at, archived_at, steps, tokens,
-	summary, problems, merged_at, merge_commit, status_changes`
+	summary, problems, merged_at, merge_commit, status_changes,
+	input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros`
 
 func scanJob(s scanner) (Job, error) {
 	var j Job
 	var created, updated int64
 	var lease, archived, merged sql.NullInt64
 	var summary sql.NullString
+	var cost sql.NullInt64
 	err := s.Scan(&j.ID, &j.ProjectID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink,
 		&j.ErrorCode, &j.ErrorMessage, &j.Turn, &j.Recovery, &j.Attempts, &j.LeaseOwner, &lease,
-		&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged, &j.MergeCommit, &j.StatusChanges)
+		&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged, &j.MergeCommit, &j.StatusChanges,
+		&j.InputTokens, &j.OutputTokens, &j.CachedTokens, &j.CacheWriteTokens, &cost)
+	j.CostMicros = fromNullInt(cost)
 	j.CreatedAt, j.UpdatedAt = fromMillis(created), fromMillis(updated)
 	j.LeaseUntil, j.ArchivedAt, j.MergedAt = fromNullMillis(lease), fromNullMillis(archived), fromNullMillis(merged)
 	if summary.Valid {
@@ -126,12 +130,16 @@ func (d *DB) JobViewByID(ctx context.Context, projectID, id string) (Job, error)
 	var created, updated int64
 	var archived, merged sql.NullInt64
 	var summary sql.NullString
+	var cost sql.NullInt64
 	err = d.r.QueryRowContext(rctx, `/* DB.JobViewByID */
 		SELECT id, status, repository, ref, model, branch, pr_link, error_code, error_message,
-			created_at, updated_at, archived_at, steps, tokens, summary, problems, merged_at
+			created_at, updated_at, archived_at, steps, tokens, summary, problems, merged_at,
+			input_tokens, output_tokens, cached_tokens, cache_write_tokens, cost_micros
 		FROM jobs WHERE id = ? AND project_id = ?`, id, projectID).
 		Scan(&j.ID, &j.Status, &j.Repository, &j.Ref, &j.Model, &j.Branch, &j.PRLink, &j.ErrorCode, &j.ErrorMessage,
-			&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged)
+			&created, &updated, &archived, &j.Steps, &j.Tokens, &summary, &j.Problems, &merged,
+			&j.InputTokens, &j.OutputTokens, &j.CachedTokens, &j.CacheWriteTokens, &cost)
+	j.CostMicros = fromNullInt(cost)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Job{}, model.ErrJobNotFound
 	}
@@ -508,10 +516,18 @@ func (d *DB) ReleaseJobRun(ctx context.Context, id, owner string) (bool, error) 
 	return ok, nil
 }
 
-// AddJobUsage adds a run's model calls and tokens to the job's totals.
-func (d *DB) AddJobUsage(ctx context.Context, id string, steps int, tokens int64) error {
+// AddJobUsage adds a run's model calls and tokens to the job's totals, and
+// its cost: a run whose cost is not known (nil) leaves the job's unknown
+// for good (NULL plus anything is NULL).
+func (d *DB) AddJobUsage(ctx context.Context, id string, u model.RunUsage) error {
+	var cost sql.NullInt64
+	if u.CostMicros != nil {
+		cost = sql.NullInt64{Int64: *u.CostMicros, Valid: true}
+	}
 	if _, err := d.w.ExecContext(ctx, `/* DB.AddJobUsage */
-		UPDATE jobs SET steps = steps + ?, tokens = tokens + ? WHERE id = ?`, steps, tokens, id); err != nil {
+		UPDATE jobs SET steps = steps + ?, tokens = tokens + ?, input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+			cached_tokens = cached_tokens + ?, cache_write_tokens = cache_write_tokens + ?, cost_micros = cost_micros + ?
+		WHERE id = ?`, u.Steps, u.Tokens, u.Input, u.Output, u.Cached, u.CacheWrite, cost, id); err != nil {
 		return fmt.Errorf("db: unable to record usage of job %s: %w", id, err)
 	}
 	return nil
@@ -593,14 +609,14 @@ func (d *DB) RecoverJobRun(ctx context.Context, id string, turn, recovery int) (
 	return ok, nil
 }
 
-const jobMessageColumns = `id, job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, kept, dropped, created_at`
+const jobMessageColumns = `id, job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, kept, dropped, created_at, usage`
 
 // AddJobMessage stores a message an attempt produced.
 func (d *DB) AddJobMessage(ctx context.Context, m JobMessage) error {
 	_, err := d.w.ExecContext(ctx, `/* DB.AddJobMessage */
-		INSERT INTO job_messages (job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		m.JobID, m.Turn, m.Attempt, m.Role, m.Content, m.ToolCalls, m.ToolCallID, m.ToolName, m.IsError, millis(m.CreatedAt))
+		INSERT INTO job_messages (job_id, turn, attempt, role, content, tool_calls, tool_call_id, tool_name, is_error, created_at, usage)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		m.JobID, m.Turn, m.Attempt, m.Role, m.Content, m.ToolCalls, m.ToolCallID, m.ToolName, m.IsError, millis(m.CreatedAt), m.Usage)
 	if err != nil {
 		return fmt.Errorf("db: unable to store a message of job %s: %w", m.JobID, err)
 	}
@@ -634,7 +650,7 @@ func scanJobMessage(s scanner) (JobMessage, error) {
 	var m JobMessage
 	var created int64
 	err := s.Scan(&m.ID, &m.JobID, &m.Turn, &m.Attempt, &m.Role, &m.Content, &m.ToolCalls, &m.ToolCallID,
-		&m.ToolName, &m.IsError, &m.Kept, &m.Dropped, &created)
+		&m.ToolName, &m.IsError, &m.Kept, &m.Dropped, &created, &m.Usage)
 	m.CreatedAt = fromMillis(created)
 	return m, err
 }

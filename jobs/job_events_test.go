@@ -7,6 +7,7 @@ import (
 
 	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/jobs"
+	"github.com/folio-docs/folio/model"
 	"github.com/folio-docs/folio/tasks"
 )
 
@@ -55,7 +56,7 @@ func TestHubWakesTheWatchersOfAChangedJob(t *testing.T) {
 
 	elsewhere := jobs.New(w.db, testRedis.Client(t), tasks.NewQueue(testRedis.Client(t)), nil, w.log, jobs.Config{})
 	defer elsewhere.EndStreams()
-	if err := elsewhere.LocalStore().AddUsage(ctx, j.ID, 3, 300); err != nil {
+	if err := elsewhere.LocalStore().AddUsage(ctx, j.ID, model.RunUsage{Steps: 3, Tokens: 300}); err != nil {
 		t.Fatal(err)
 	}
 	if evs, _, _ := w.svc.Events(ctx, w.project.ID, j.ID, cur, false); len(evs) != 0 {

@@ -93,7 +93,9 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	stop()
 	// A failed attempt used the model too: count every run.
 	if res.Steps > 0 || res.Tokens > 0 {
-		if uerr := w.store.AddUsage(after, j.ID, res.Steps, res.Tokens); uerr != nil {
+		u := model.RunUsage{Steps: res.Steps, Tokens: res.Tokens, Input: res.Usage.Input, Output: res.Usage.Output,
+			Cached: res.Usage.Cached, CacheWrite: res.Usage.CacheWrite, CostMicros: res.CostMicros}
+		if uerr := w.store.AddUsage(after, j.ID, u); uerr != nil {
 			w.log.Warn("unable to record a run's usage", "job_id", j.ID, "err", uerr)
 		}
 	}

@@ -86,7 +86,7 @@ func TestShowJSONIsTheShownJobEncoded(t *testing.T) {
 		}
 	}
 	check("active", 0)
-	if err := w.db.AddJobUsage(ctx, j.ID, 3, 10); err != nil {
+	if err := w.db.AddJobUsage(ctx, j.ID, model.RunUsage{Steps: 3, Tokens: 10}); err != nil {
 		t.Fatal(err)
 	}
 	check("after a write", 3)

@@ -261,8 +261,15 @@ func TestTransientErrorsFailTheJobAfterMaxAttempts(t *testing.T) {
 	if err := w.svc.RunJob(ctx, p); err == nil {
 		t.Fatal("first transient failure: want an error (retry)")
 	}
+	if run := <-w.runner.started; run.LastAttempt {
+		t.Fatal("the first of 2 attempts was told it is the last")
+	}
 	if err := w.svc.RunJob(ctx, p); err != nil {
 		t.Fatalf("last attempt: err = %v, want nil (the job failed for good)", err)
+	}
+	// The last attempt knows it, so its agent can keep its work (a draft).
+	if run := <-w.runner.started; !run.LastAttempt {
+		t.Fatal("the second of 2 attempts was not told it is the last")
 	}
 	failed := w.get(j.ID)
 	if failed.Status != model.JobFailed || failed.ErrorCode != "model_error" {

@@ -71,7 +71,7 @@ type RunRecords interface {
 	ExtendJobLease(ctx context.Context, id, owner string, until time.Time) (bool, error)
 	ReleaseJobRun(ctx context.Context, id, owner string) (bool, error)
 	AddJobMessage(ctx context.Context, m model.JobMessage) error
-	AddJobUsage(ctx context.Context, id string, steps int, tokens int64) error
+	AddJobUsage(ctx context.Context, id string, u model.RunUsage) error
 	// FinishJobRun ends owner's turn; next reports a follow-up turn to enqueue.
 	FinishJobRun(ctx context.Context, id, owner string, out model.TurnOutcome) (j model.Job, next, ok bool, err error)
 	// FailJobRun fails the job owner runs ("" for whoever runs it).

@@ -34,8 +34,8 @@ type Store interface {
 	History(ctx context.Context, jobID string, turn int) ([]agent.Message, error)
 	// AddMessage records a message owner's attempt at turn produced.
 	AddMessage(ctx context.Context, jobID string, turn int, owner string, m agent.Message) error
-	// AddUsage adds an attempt's model calls and tokens to the job.
-	AddUsage(ctx context.Context, jobID string, steps int, tokens int64) error
+	// AddUsage adds what an attempt used of the model to the job.
+	AddUsage(ctx context.Context, jobID string, u model.RunUsage) error
 	// FinishRun ends owner's successful turn with its result, and does what
 	// follows (the next turn's enqueue, the webhook event).
 	FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error
@@ -99,9 +99,17 @@ func (l localStore) AddMessage(ctx context.Context, jobID string, turn int, owne
 	if at.IsZero() {
 		at = time.Now()
 	}
+	usage := ""
+	if m.Usage != nil {
+		b, err := json.Marshal(m.Usage)
+		if err != nil {
+			return fmt.Errorf("jobs: unable to encode a reply's usage: %w", err)
+		}
+		usage = string(b)
+	}
 	if err := l.s.db.AddJobMessage(ctx, model.JobMessage{
 		JobID: jobID, Turn: turn, Attempt: owner, Role: m.Role, Content: m.Content, ToolCalls: calls,
-		ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError, CreatedAt: at,
+		ToolCallID: m.ToolCallID, ToolName: m.ToolName, IsError: m.IsError, CreatedAt: at, Usage: usage,
 	}); err != nil {
 		return err
 	}
@@ -109,8 +117,8 @@ func (l localStore) AddMessage(ctx context.Context, jobID string, turn int, owne
 	return nil
 }
 
-func (l localStore) AddUsage(ctx context.Context, jobID string, steps int, tokens int64) error {
-	return l.s.db.AddJobUsage(ctx, jobID, steps, tokens)
+func (l localStore) AddUsage(ctx context.Context, jobID string, u model.RunUsage) error {
+	return l.s.db.AddJobUsage(ctx, jobID, u)
 }
 
 func (l localStore) FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error {

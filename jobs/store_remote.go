@@ -127,8 +127,8 @@ func (r *RemoteStore) AddMessage(ctx context.Context, jobID string, turn int, ow
 	return r.call(ctx, "message", MessageRequest{JobID: jobID, Turn: turn, Owner: owner, Message: m}, nil)
 }
 
-func (r *RemoteStore) AddUsage(ctx context.Context, jobID string, steps int, tokens int64) error {
-	return r.call(ctx, "usage", UsageRequest{JobID: jobID, Steps: steps, Tokens: tokens}, nil)
+func (r *RemoteStore) AddUsage(ctx context.Context, jobID string, u model.RunUsage) error {
+	return r.call(ctx, "usage", UsageRequestOf(jobID, u), nil)
 }
 
 func (r *RemoteStore) FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error {

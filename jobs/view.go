@@ -38,6 +38,27 @@ type Job struct {
 type Usage struct {
 	Steps  int   `json:"steps"`  // model calls
 	Tokens int64 `json:"tokens"` // prompt and completion tokens
+	// The tokens split: the prompts' (those read from the provider's prompt
+	// cache and written to it among them) and the completions'.
+	InputTokens      int64 `json:"inputTokens"`
+	OutputTokens     int64 `json:"outputTokens"`
+	CachedTokens     int64 `json:"cachedTokens"`
+	CacheWriteTokens int64 `json:"cacheWriteTokens"`
+	// CostUSD is what the runs cost in US dollars, at the prices configured
+	// for the job's model (FOLIO_MODEL_PRICES); null when a run's price was
+	// not known.
+	CostUSD *float64 `json:"costUsd"`
+}
+
+// usageOf is j's usage as shown.
+func usageOf(j model.Job) Usage {
+	u := Usage{Steps: j.Steps, Tokens: j.Tokens, InputTokens: j.InputTokens, OutputTokens: j.OutputTokens,
+		CachedTokens: j.CachedTokens, CacheWriteTokens: j.CacheWriteTokens}
+	if j.CostMicros != nil {
+		usd := float64(*j.CostMicros) / 1e6
+		u.CostUSD = &usd
+	}
+	return u
 }
 
 // Source is the repository and ref a job works on.
@@ -67,7 +88,7 @@ func view(j model.Job, repository string) Job {
 	v := Job{
 		ID: j.ID, Status: j.Status, Source: Source{repository, j.Ref}, Model: j.Model,
 		CreatedAt: j.CreatedAt.UTC(), ArchivedAt: j.ArchivedAt, UpdatedAt: j.UpdatedAt.UTC(), Branch: j.Branch,
-		Usage: Usage{Steps: j.Steps, Tokens: j.Tokens}, PRLink: PRLink(j),
+		Usage: usageOf(j), PRLink: PRLink(j),
 	}
 	if j.Status.IsFailed() && j.ErrorCode != "" {
 		v.Error = &JobError{j.ErrorCode, j.ErrorMessage}
@@ -113,6 +134,9 @@ type Message struct {
 	ToolCallID string          `json:"toolCallId,omitempty"`
 	ToolName   string          `json:"toolName,omitempty"`
 	IsError    bool            `json:"isError,omitempty"`
+	// Usage is, for an agent's reply, what its model call used (its
+	// inputTokens are the size of that request).
+	Usage json.RawMessage `json:"usage,omitempty"`
 	// Discarded marks what a failed attempt said: kept for the record, but
 	// not part of the history the agent continues from.
 	Discarded bool `json:"discarded,omitempty"`
@@ -129,6 +153,9 @@ func messageView(j model.Job, m model.JobMessage) Message {
 	}
 	if m.ToolCalls != "" {
 		v.ToolCalls = json.RawMessage(m.ToolCalls)
+	}
+	if m.Usage != "" {
+		v.Usage = json.RawMessage(m.Usage)
 	}
 	return v
 }

@@ -46,7 +46,7 @@ func TestShowSeesEveryWriteFromAnotherHandle(t *testing.T) {
 		}()
 	}
 	for n := 1; n <= 30; n++ {
-		if err := other.AddJobUsage(ctx, j.ID, 1, 10); err != nil {
+		if err := other.AddJobUsage(ctx, j.ID, model.RunUsage{Steps: 1, Tokens: 10}); err != nil {
 			t.Fatal(err)
 		}
 		v, err := w.svc.Show(ctx, w.project.ID, j.ID)
@@ -79,7 +79,7 @@ func TestShowSeesEveryWriteFromAnotherHandle(t *testing.T) {
 	if v, _ := w.svc.Show(ctx, w.project.ID, j.ID); v.Model == "changed-behind" {
 		t.Fatal("Show read the database although nothing was written through Folio: no view is kept")
 	}
-	if err := other.AddJobUsage(ctx, j.ID, 1, 1); err != nil {
+	if err := other.AddJobUsage(ctx, j.ID, model.RunUsage{Steps: 1, Tokens: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := w.svc.Show(ctx, w.project.ID, j.ID); v.Model != "changed-behind" {

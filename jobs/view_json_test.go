@@ -70,6 +70,9 @@ func TestJobJSONMatchesReflection(t *testing.T) {
 				{Path: "docs.json", Line: 1, Severity: doccheck.SeverityWarning},
 			}})
 		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at, Usage: Usage{Steps: 7}, Problems: []doccheck.Problem{}})
+		cost := 0.012345
+		check(Job{ID: s, Status: "completed", Model: s, CreatedAt: at, UpdatedAt: at, Usage: Usage{Steps: 2, Tokens: 9, InputTokens: 7,
+			OutputTokens: 2, CachedTokens: 5, CacheWriteTokens: 1, CostUSD: &cost}})
 		check(Job{ID: s, Status: "active", Model: s, CreatedAt: zero, UpdatedAt: at})
 	}
 	// Random bytes, weighted towards the characters that need escaping.
@@ -95,7 +98,7 @@ func BenchmarkJobJSON(b *testing.B) {
 	at := time.Date(2026, 11, 21, 20, 39, 13, 570_000_000, time.UTC)
 	link := "https://github.com/acme/docs/pull/42"
 	j := Job{ID: "k3n5v2xq7m4p8r6t1w9y0z2a4b", Status: "succeeded", Source: Source{"github.com/acme/docs", "main"},
-		Model: "gpt-4.1", PRLink: &link, CreatedAt: at, UpdatedAt: at, Branch: "folio/k3n5v2xq", Usage: Usage{3, 12345}}
+		Model: "gpt-4.1", PRLink: &link, CreatedAt: at, UpdatedAt: at, Branch: "folio/k3n5v2xq", Usage: Usage{Steps: 3, Tokens: 12345}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := json.Marshal(j); err != nil {

@@ -89,10 +89,18 @@ type (
 		Owner   string        `json:"owner"`
 		Message agent.Message `json:"message"`
 	}
+	// UsageRequest's fields after tokens came with issue 26: left out when
+	// zero (or unknown), so a request without them is the one a worker of
+	// before sent; serve takes the cost of such a run as unknown.
 	UsageRequest struct {
-		JobID  string `json:"jobId"`
-		Steps  int    `json:"steps"`
-		Tokens int64  `json:"tokens"`
+		JobID      string `json:"jobId"`
+		Steps      int    `json:"steps"`
+		Tokens     int64  `json:"tokens"`
+		Input      int64  `json:"input,omitzero"`
+		Output     int64  `json:"output,omitzero"`
+		Cached     int64  `json:"cached,omitzero"`
+		CacheWrite int64  `json:"cacheWrite,omitzero"`
+		CostMicros *int64 `json:"costMicros,omitempty"`
 	}
 	FinishRequest struct {
 		JobID  string       `json:"jobId"`
@@ -118,6 +126,7 @@ type ResultRecord struct {
 	// the bytes it always did; a worker from before sends none (zero).
 	Usage          agent.Usage        `json:"Usage,omitzero"`
 	LargestRequest int64              `json:"LargestRequest,omitzero"`
+	CostMicros     *int64             `json:"CostMicros,omitempty"`
 	Summary        string             `json:"Summary"`
 	Problems       []doccheck.Problem `json:"Problems"`
 }
@@ -133,4 +142,16 @@ func (r ResultRecord) Result() agent.Result { return agent.Result(r) }
 func ForWorker(p model.Project) model.ProjectRecord {
 	p.WebhookURL, p.WebhookSecret = "", ""
 	return p.Record()
+}
+
+// UsageRequestOf is a run's usage as a worker sends it.
+func UsageRequestOf(jobID string, u model.RunUsage) UsageRequest {
+	return UsageRequest{JobID: jobID, Steps: u.Steps, Tokens: u.Tokens, Input: u.Input, Output: u.Output,
+		Cached: u.Cached, CacheWrite: u.CacheWrite, CostMicros: u.CostMicros}
+}
+
+// Usage is the run's usage the request carries.
+func (r UsageRequest) Usage() model.RunUsage {
+	return model.RunUsage{Steps: r.Steps, Tokens: r.Tokens, Input: r.Input, Output: r.Output,
+		Cached: r.Cached, CacheWrite: r.CacheWrite, CostMicros: r.CostMicros}
 }

@@ -27,7 +27,17 @@ type Job struct {
 	UpdatedAt    time.Time
 	ArchivedAt   *time.Time
 	Steps        int   // model calls of all runs
-	Tokens       int64 // tokens of all runs
+	Tokens       int64 // tokens of all runs: InputTokens + OutputTokens
+	// InputTokens and OutputTokens split Tokens; CachedTokens (read from
+	// the provider's prompt cache) and CacheWriteTokens (written to it) are
+	// part of InputTokens. Jobs run before they were counted have them 0.
+	InputTokens      int64
+	OutputTokens     int64
+	CachedTokens     int64
+	CacheWriteTokens int64
+	// CostMicros is what the runs cost, in millionths of a US dollar; nil
+	// once a run's cost could not be known (no price for its model).
+	CostMicros *int64
 	// Summary is the agent's final answer of the latest finished turn (nil
 	// before one ends); Problems the JSON array of what the checks still
 	// found then ("[]" when clean).
@@ -55,5 +65,16 @@ type JobMessage struct {
 	IsError    bool
 	Kept       bool // part of the history the agent continues from
 	Dropped    bool // a follow-up dropped by a cancel or failure
-	CreatedAt  time.Time
+	// Usage is, for an agent's reply, the JSON of what its model call used
+	// (agent.Usage); "" otherwise.
+	Usage     string
+	CreatedAt time.Time
+}
+
+// RunUsage is what one run (an attempt of a turn) used of the model, added
+// to its job's totals.
+type RunUsage struct {
+	Steps                                     int
+	Tokens, Input, Output, Cached, CacheWrite int64
+	CostMicros                                *int64 // nil: the run's cost is not known
 }

@@ -59,6 +59,9 @@ func (a *app) newRunner() (agent.Runner, error) {
 		AnthropicBaseURL: a.cfg.AnthropicBaseURL,
 		AnthropicAPIKey:  a.cfg.AnthropicAPIKey,
 		DataDir:          a.cfg.DataDir,
+		JobMaxTokens:     a.cfg.AgentJobTokens,
+		MaxOutputTokens:  a.cfg.MaxOutputTokens,
+		Prices:           a.cfg.ModelPrices,
 		HTTPClient:       client,
 		Log:              a.log,
 	})

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/folio-docs/folio/accounts"
+	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/codehost/github"
 )
 
@@ -52,6 +53,12 @@ type Config struct {
 	// AgentRunRetries, if set, is how often Asynq retries a run before
 	// archiving it (tasks.AgentRunRetries if nil).
 	AgentRunRetries *int
+	// AgentJobTokens caps a job's tokens over all its turns (0: no cap);
+	// MaxOutputTokens bounds one reply of the model; ModelPrices price the
+	// models, in dollars per million tokens, for the jobs' cost.
+	AgentJobTokens  int64
+	MaxOutputTokens int64
+	ModelPrices     map[string]agent.Price
 	// TrustedProxies may set the client's address in X-Forwarded-For.
 	TrustedProxies []netip.Prefix
 	// ServerURL, on a worker, is the serve it works for over the network
@@ -114,6 +121,30 @@ func loadConfig(getenv func(string) string) (Config, error) {
 			return c, &configError{"FOLIO_AGENT_RUN_RETRIES", v, "want a whole number, 0 or more"}
 		}
 		c.AgentRunRetries = &n
+	}
+	for _, v := range []struct {
+		name string
+		to   *int64
+		min  int64
+		def  string
+		want string
+	}{
+		{"FOLIO_AGENT_JOB_TOKENS", &c.AgentJobTokens, 0, "0", "want a whole number of tokens, 0 or more (0: no cap)"},
+		{"FOLIO_MODEL_MAX_OUTPUT_TOKENS", &c.MaxOutputTokens, 1, strconv.Itoa(agent.DefaultMaxOutputTokens), "want a whole number of tokens, 1 or more"},
+	} {
+		s := get(v.name, v.def)
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil || n < v.min {
+			return c, &configError{v.name, s, v.want}
+		}
+		*v.to = n
+	}
+	if v := getenv("FOLIO_MODEL_PRICES"); strings.TrimSpace(v) != "" {
+		prices, err := agent.ParsePrices(v)
+		if err != nil {
+			return c, &configError{"FOLIO_MODEL_PRICES", v, err.Error() + " (model=input/output/cached[/cache-write] in dollars per million tokens, comma-separated)"}
+		}
+		c.ModelPrices = prices
 	}
 	c.BaseURL = strings.TrimRight(get("FOLIO_BASE_URL", "http://"+c.Addr), "/")
 	if err := checkURL(c.BaseURL, "http", "https"); err != nil {

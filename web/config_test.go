@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/folio-docs/folio/agent"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -24,8 +26,23 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Addr != "127.0.0.1:8080" || c.BaseURL != "http://127.0.0.1:8080" ||
 		c.RedisURL != "redis://127.0.0.1:6379/0" || !c.Worker || c.ModelProvider != "openai" || c.Model == "" ||
-		c.JobTimeout != 30*time.Minute || c.Signup != "invite" {
+		c.JobTimeout != 30*time.Minute || c.Signup != "invite" ||
+		c.AgentJobTokens != 0 || c.MaxOutputTokens != agent.DefaultMaxOutputTokens || c.ModelPrices != nil {
 		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestConfigAgentLimitsAndPrices(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"FOLIO_AGENT_JOB_TOKENS": "5_000_000", "FOLIO_MODEL_MAX_OUTPUT_TOKENS": "8192",
+		"FOLIO_MODEL_PRICES": "gpt-4.1=2/8/0.5, claude-sonnet-4-5=3/15/0.3/3.75"}
+	c, err := loadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AgentJobTokens != 5_000_000 || c.MaxOutputTokens != 8192 || len(c.ModelPrices) != 2 ||
+		c.ModelPrices["claude-sonnet-4-5"] != (agent.Price{Input: 3, Cached: 0.3, Output: 15, CacheWrite: 3.75}) {
+		t.Fatalf("config %+v", c)
 	}
 }
 
@@ -48,6 +65,9 @@ func TestConfigNamesTheBadVariable(t *testing.T) {
 		"FOLIO_GITHUB_APP_PRIVATE_KEY_FILE": "/nonexistent.pem",
 		"FOLIO_METRICS_ADDR":                "9090",
 		"FOLIO_AGENT_RUN_RETRIES":           "-1",
+		"FOLIO_AGENT_JOB_TOKENS":            "lots",
+		"FOLIO_MODEL_MAX_OUTPUT_TOKENS":     "0",
+		"FOLIO_MODEL_PRICES":                "gpt-4.1=2/8",
 	} {
 		t.Run(name, func(t *testing.T) {
 			te := newTestEnv(t)

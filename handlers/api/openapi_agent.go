@@ -130,8 +130,19 @@ func AgentOpenAPI() OpenAPIPart {
 					"createdAt": map[string]any{"type": "string", "format": "date-time"}, "archivedAt": nullable("string", "date-time"),
 					"updatedAt": map[string]any{"type": "string", "format": "date-time"}, "branch": str,
 					"usage": map[string]any{"type": "object", "description": "What the job's runs have used of the model, over all turns and attempts.",
-						"properties": map[string]any{"steps": map[string]any{"type": "integer"}, "tokens": map[string]any{"type": "integer"}}},
-					"error":    map[string]any{"type": "object", "description": "Why a failed job failed. Codes include canceled, timeout, retries_exhausted, config_missing, budget_exceeded, repository_not_found and ref_not_found (the last two fail the job at once; they are never retried).", "properties": map[string]any{"code": str, "message": str}},
+						"properties": map[string]any{
+							"steps":  map[string]any{"type": "integer", "description": "Model calls."},
+							"tokens": map[string]any{"type": "integer", "description": "inputTokens + outputTokens."},
+							"inputTokens": map[string]any{"type": "integer", "description": "The prompts' tokens, cachedTokens and cacheWriteTokens among them. " +
+								"0 for the runs of jobs made before Folio counted them apart (their tokens are in tokens only)."},
+							"outputTokens":     map[string]any{"type": "integer", "description": "The replies' tokens."},
+							"cachedTokens":     map[string]any{"type": "integer", "description": "Prompt tokens the provider read from its prompt cache (OpenAI's cached_tokens, Anthropic's cache_read_input_tokens)."},
+							"cacheWriteTokens": map[string]any{"type": "integer", "description": "Prompt tokens written to the provider's prompt cache (Anthropic's cache_creation_input_tokens)."},
+							"costUsd": map[string]any{"type": []any{"number", "null"}, "description": "What the runs cost in US dollars, at the prices FOLIO_MODEL_PRICES gives the job's model; " +
+								"null once a run's model had no price (and for jobs run before Folio priced them)."},
+						}},
+					"error": map[string]any{"type": "object", "description": "Why a failed job failed. Codes include canceled, timeout, retries_exhausted, config_missing, budget_exceeded, context_length_exceeded, model_error, model_unavailable, repository_not_found and ref_not_found (the last two fail the job at once; they are never retried). " +
+						"A run that reaches a budget, the model's context window or its last attempt after changing files does not fail: the job completes with a draft pull request, and summary and problems say it stopped early.", "properties": map[string]any{"code": str, "message": str}},
 					"summary":  map[string]any{"type": []any{"string", "null"}, "description": "The agent's final answer of its latest finished turn; null before one ends."},
 					"problems": map[string]any{"type": "array", "items": ref("Problem"), "description": "What Folio's checks still found when the latest turn ended; [] when clean. A job with problems is still completed."},
 					"mergedAt": with(nullable("string", "date-time"), "description", "When the job's branch was merged into its ref, through Folio or as its pull request on GitHub; null otherwise."),
@@ -171,6 +182,9 @@ func AgentOpenAPI() OpenAPIPart {
 					"content": str, "toolCalls": map[string]any{"type": "array", "items": map[string]any{"type": "object",
 						"properties": map[string]any{"id": str, "name": str, "arguments": map[string]any{}}}},
 					"toolCallId": str, "toolName": str, "isError": map[string]any{"type": "boolean"},
+					"usage": map[string]any{"type": "object", "description": "On an agent's reply: what the model call that produced it used; its inputTokens are the size of that request.",
+						"properties": map[string]any{"inputTokens": map[string]any{"type": "integer"}, "cachedTokens": map[string]any{"type": "integer"},
+							"cacheWriteTokens": map[string]any{"type": "integer"}, "outputTokens": map[string]any{"type": "integer"}}},
 					"discarded": map[string]any{"type": "boolean", "description": "Said by a failed attempt; not part of the history the agent continues from."},
 					"dropped":   map[string]any{"type": "boolean", "description": "A queued follow-up dropped by a cancel or failure."},
 					"createdAt": map[string]any{"type": "string", "format": "date-time"},

@@ -235,7 +235,7 @@ func WorkerAPI(store jobs.Store, info jobs.ServerInfo) http.Handler {
 		if err := decode(dec, &in); err != nil {
 			return nil, err
 		}
-		return nil, store.AddUsage(ctx, in.JobID, in.Steps, in.Tokens)
+		return nil, store.AddUsage(ctx, in.JobID, in.Usage())
 	})
 	handle("finish", func(ctx context.Context, dec *json.Decoder) (any, error) {
 		var in jobs.FinishRequest

@@ -112,8 +112,8 @@ func (s *fixedStore) AddMessage(ctx context.Context, jobID string, turn int, own
 	s.calls = append(s.calls, []any{"message", jobID, turn, owner, m})
 	return nil
 }
-func (s *fixedStore) AddUsage(ctx context.Context, jobID string, steps int, tokens int64) error {
-	s.calls = append(s.calls, []any{"usage", jobID, steps, tokens})
+func (s *fixedStore) AddUsage(ctx context.Context, jobID string, u model.RunUsage) error {
+	s.calls = append(s.calls, []any{"usage", jobID, u})
 	return nil
 }
 func (s *fixedStore) FinishRun(ctx context.Context, jobID, owner string, res agent.Result) error {
@@ -150,7 +150,8 @@ func TestWorkerAPIUnderstandsWorkersOfThePreviousRelease(t *testing.T) {
 		[]any{"project", "p-other"}, []any{"history", "j1", 1},
 		[]any{"extend", "j1", "worker-1", lease},
 		[]any{"message", "j1", 2, "worker-1", wireMessage},
-		[]any{"usage", "j1", 3, int64(4567)},
+		// A worker of before sent no split and no cost: the cost is unknown.
+		[]any{"usage", "j1", model.RunUsage{Steps: 3, Tokens: 4567}},
 		[]any{"finish", "j1", "worker-1", wireResult},
 		[]any{"fail", "j1", "worker-1", "model_error", "The model said no."},
 		[]any{"release", "j1", "worker-1"},
@@ -207,7 +208,7 @@ func TestRemoteStoreSpeaksToServeOfThePreviousRelease(t *testing.T) {
 	ok, err = rs.ExtendLease(ctx, "j1", "worker-1", 90*time.Second)
 	check("extend", ok, true, err)
 	check("message", nil, nil, rs.AddMessage(ctx, "j1", 2, "worker-1", wireMessage))
-	check("usage", nil, nil, rs.AddUsage(ctx, "j1", 3, 4567))
+	check("usage", nil, nil, rs.AddUsage(ctx, "j1", model.RunUsage{Steps: 3, Tokens: 4567}))
 	check("finish", nil, nil, rs.FinishRun(ctx, "j1", "worker-1", wireResult))
 	check("fail", nil, nil, rs.FailRun(ctx, "j1", "worker-1", "model_error", "The model said no."))
 	ok, err = rs.ReleaseRun(ctx, "j1", "worker-1")
@@ -243,5 +244,30 @@ func TestWorkerAPIRefusesAnotherVersion(t *testing.T) {
 	_, err := jobs.NewRemoteStore(srv.URL, "tok", nil).Hello(context.Background())
 	if !errors.Is(err, jobs.ErrWorkerAPIVersion) || !strings.Contains(err.Error(), "serve speaks version 2, this worker 1") {
 		t.Errorf("hello of a version-2 serve: %v", err)
+	}
+}
+
+// What a run used reaches serve whole from a worker of this release: the
+// tokens split and the cost, a cost of 0 included.
+func TestWorkerAPICarriesTheWholeUsage(t *testing.T) {
+	store := &fixedStore{}
+	srv := httptest.NewServer(WorkerAPI(store, jobs.ServerInfo{BaseURL: "https://folio.example"}))
+	defer srv.Close()
+	rs := jobs.NewRemoteStore(srv.URL, "tok", nil)
+	zero := int64(0)
+	sent := []model.RunUsage{
+		{Steps: 2, Tokens: 1050, Input: 1000, Output: 50, Cached: 600, CacheWrite: 100, CostMicros: new(int64(1830))},
+		{Steps: 1, Tokens: 10, Input: 10, CostMicros: &zero},
+		{Steps: 1, Tokens: 10, Input: 10},
+	}
+	var want []any
+	for _, u := range sent {
+		if err := rs.AddUsage(context.Background(), "j1", u); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, []any{"usage", "j1", u})
+	}
+	if !reflect.DeepEqual(store.calls, want) {
+		t.Errorf("the store was asked\n%+v\nwant\n%+v", store.calls, want)
 	}
 }
