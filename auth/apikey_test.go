@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -154,7 +155,7 @@ func TestAuthenticate(t *testing.T) {
 	plain, rec, _ := keys.Issue(ctx, p.ID, "ci", model.ScopeRead, "7d")
 
 	k, err := keys.Authenticate(ctx, "Bearer "+plain)
-	if err != nil || k.ID != rec.ID || k.ProjectID != p.ID || k.Scope != model.ScopeRead {
+	if err != nil || k.ID != rec.ID || !slices.Equal(k.Projects, []string{p.ID}) || k.Scope != model.ScopeRead {
 		t.Fatalf("Authenticate(valid) = %+v, %v", k, err)
 	}
 	if _, err := keys.Authenticate(ctx, "bearer "+plain); err != nil {

@@ -112,21 +112,43 @@ type SettingsView struct {
 
 // KeysView is a project's API keys page.
 type KeysView struct {
-	ProjectID string
-	Keys      []model.APIKey
+	ProjectID   string
+	ProjectName string
+	Keys        []model.APIKey
+	// Access says, by key id, what each key opens and where from, in words.
+	Access    map[string]KeyAccess
 	NewKey    string // the key just issued, shown this once
 	NewName   string
 	KeyPrefix string // what every key starts with; the list shows it before a key's last four characters
 	Form      KeyForm
-	Now       time.Time
+	// Others are the signed-in user's other projects, which a key may open too.
+	Others []ProjectChoice
+	Now    time.Time
 }
 
-// KeyForm is the form that issues a key.
+// KeyAccess is what a key opens (Projects) and the addresses it may be
+// used from (IPs), as the keys list shows them.
+type KeyAccess struct {
+	Projects string
+	IPs      string
+}
+
+// ProjectChoice is a project a form offers by name.
+type ProjectChoice struct {
+	ID, Name string
+}
+
+// KeyForm is the form that issues a key: for the page's project, the
+// others chosen (Also) or all the user's (AllProjects), usable from the
+// addresses AllowIPs lists (empty: any).
 type KeyForm struct {
-	Name   string
-	Scope  string
-	Expiry string
-	Errors FormErrors
+	Name        string
+	Scope       string
+	Expiry      string
+	Also        []string
+	AllProjects bool
+	AllowIPs    string
+	Errors      FormErrors
 }
 
 // KeyExpiries are the choices a key's lifetime offers, in order.

@@ -34,7 +34,7 @@ func TestKeysVersionIsSharedAndMovedByRevocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := cli.CreateAPIKey(ctx, APIKey{ProjectID: p.ID, Name: "ci", Hash: make([]byte, 32), LastFour: "abcd", Scope: ScopeRead})
+	k, err := cli.CreateAPIKey(ctx, APIKey{Projects: []string{p.ID}, Name: "ci", Hash: make([]byte, 32), LastFour: "abcd", Scope: ScopeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestKeysVersionAfterAWriterDiesMidChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := server.CreateAPIKey(ctx, APIKey{ProjectID: p.ID, Name: "ci", Hash: make([]byte, 32), LastFour: "abcd", Scope: ScopeRead}); err != nil {
+	if _, err := server.CreateAPIKey(ctx, APIKey{Projects: []string{p.ID}, Name: "ci", Hash: make([]byte, 32), LastFour: "abcd", Scope: ScopeRead}); err != nil {
 		t.Fatal(err)
 	}
 	v0, _ := server.KeysVersion()

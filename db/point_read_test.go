@@ -24,7 +24,7 @@ func dbWithKey(t testing.TB) (*db.DB, db.Project, []byte) {
 		t.Fatal(err)
 	}
 	hash := make([]byte, 32)
-	if _, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "k", Hash: hash, LastFour: "abcd", Scope: db.ScopeRead}); err != nil {
+	if _, err := d.CreateAPIKey(ctx, db.APIKey{Projects: []string{p.ID}, Name: "k", Hash: hash, LastFour: "abcd", Scope: db.ScopeRead}); err != nil {
 		t.Fatal(err)
 	}
 	return d, p, hash
@@ -114,12 +114,13 @@ func TestAuthKeyByHashAgreesWithTheFullRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := db.APIKey{ID: full.ID, ProjectID: full.ProjectID, Hash: full.Hash, Scope: full.Scope,
+		want := db.APIKey{ID: full.ID, Projects: full.Projects, AllProjects: full.AllProjects, CreatedBy: full.CreatedBy,
+			AllowIPs: full.AllowIPs, Hash: full.Hash, Scope: full.Scope,
 			ExpiresAt: full.ExpiresAt, LastUsedAt: full.LastUsedAt, RevokedAt: full.RevokedAt}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: AuthKeyByHash = %+v, want %+v", step, got, want)
 		}
-		if got.ProjectID != p.ID || len(got.Hash) != 32 {
+		if !reflect.DeepEqual(got.Projects, []string{p.ID}) || len(got.Hash) != 32 {
 			t.Errorf("%s: key %+v is not the project's", step, got)
 		}
 	}
@@ -137,7 +138,7 @@ func TestAuthKeyByHashAgreesWithTheFullRecord(t *testing.T) {
 		t.Errorf("revoked key reads as active: %+v", got)
 	}
 	exp := time.Now().Add(-time.Minute).Truncate(time.Millisecond)
-	k2, err := d.CreateAPIKey(ctx, db.APIKey{ProjectID: p.ID, Name: "old", Hash: bytes.Repeat([]byte{7}, 32), LastFour: "abcd", Scope: db.ScopeRead, ExpiresAt: &exp})
+	k2, err := d.CreateAPIKey(ctx, db.APIKey{Projects: []string{p.ID}, Name: "old", Hash: bytes.Repeat([]byte{7}, 32), LastFour: "abcd", Scope: db.ScopeRead, ExpiresAt: &exp})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"net/netip"
+	"slices"
 	"time"
 )
 
@@ -16,12 +18,22 @@ const (
 // APIKey is a stored key: everything but the key itself, of which only the
 // SHA-256 hash is kept.
 type APIKey struct {
-	ID         string
-	ProjectID  string
-	Name       string
-	Hash       []byte
-	LastFour   string
-	Scope      string
+	ID       string
+	Name     string
+	Hash     []byte
+	LastFour string
+	Scope    string
+	// Projects are the projects the key opens, in the order given. With
+	// AllProjects none are listed: the key opens every project CreatedBy
+	// is a member of when a request comes, those joined later included.
+	Projects    []string
+	AllProjects bool
+	// CreatedBy is the user who issued the key ("" for the operator CLI
+	// without --owner); Creator is their email, where a list shows it.
+	CreatedBy string
+	Creator   string
+	// AllowIPs are the networks the key may be used from; none: any.
+	AllowIPs   []netip.Prefix
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
 	LastUsedAt *time.Time
@@ -41,6 +53,17 @@ func (k APIKey) Allows(method string, ingest bool) bool {
 		return method == "GET" || method == "HEAD"
 	}
 	return false
+}
+
+// AllowsFrom reports whether the key may be used by a client at a: any
+// address when the key has no allowlist, else one inside it. An address
+// that is not valid (the client is unknown) passes no allowlist.
+func (k APIKey) AllowsFrom(a netip.Addr) bool {
+	if len(k.AllowIPs) == 0 {
+		return true
+	}
+	a = a.Unmap()
+	return slices.ContainsFunc(k.AllowIPs, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
 // Active reports whether the key may be used at now.

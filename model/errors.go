@@ -41,6 +41,10 @@ var (
 	ErrUnknownKey = errors.New("unknown, expired or revoked API key")
 )
 
+// ErrIPNotAllowed refuses a request whose client address is outside its
+// key's IP allowlist (403 ip_not_allowed).
+var ErrIPNotAllowed = errors.New("the API key is not allowed from this address")
+
 // Why a key was not issued: a bad scope or expiry (ErrKeyOptions), a name
 // empty once trimmed of spaces or too long (ErrKeyName).
 var (

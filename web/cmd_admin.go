@@ -204,37 +204,61 @@ func refuseFields(err error, flags map[string]string) error {
 	return &exitError{code: 1, msg: strings.Join(msgs, " ")}
 }
 
+// listFlag is a flag that may be given again, each value kept in order.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
 func cmdKeyCreate(ctx context.Context, args []string, e env) error {
-	fs := newFlags("key create", "key create --project ID [--name N] [--scope read|ingest|write] [--expires 7d|30d|60d|90d|never]", e)
-	project := fs.String("project", "", "project `id` (required)")
+	fs := newFlags("key create", "key create (--project ID [--project ID]... | --all-projects --owner EMAIL) [--name N] [--scope read|ingest|write] [--expires 7d|30d|60d|90d|never] [--allow-ip CIDR,...] [--owner EMAIL]", e)
+	var projectIDs, allowIPs listFlag
+	fs.Var(&projectIDs, "project", "`id` of a project the key opens (required unless --all-projects; repeat it for several)")
+	all := fs.Bool("all-projects", false, "open every project the --owner administers, those they join later included")
+	owner := fs.String("owner", "", "`email` of the user the key is issued by: the one whose projects --all-projects opens (each --project must be theirs)")
+	fs.Var(&allowIPs, "allow-ip", "`CIDRs` or addresses the key may be used from, separated by commas (10.0.0.0/8,2001:db8::/32; repeatable); requests from elsewhere get 403 ip_not_allowed")
 	name := fs.String("name", "", "a name to recognise the key by")
 	scope := fs.String("scope", model.ScopeWrite, "read (GET and HEAD only), ingest (the events API and the drains only: a key a third party may hold) or write")
 	expires := fs.String("expires", "90d", "7d, 30d, 60d, 90d or never")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *project == "" {
-		return usageError(fs, "--project is required")
+	switch {
+	case *all && len(projectIDs) > 0:
+		return usageError(fs, "give --project or --all-projects, not both")
+	case *all && *owner == "":
+		return usageError(fs, "--all-projects needs --owner: the user whose projects the key opens")
+	case !*all && len(projectIDs) == 0:
+		return usageError(fs, "--project is required (or --all-projects with --owner)")
 	}
 	a, err := openApp(ctx, e, false)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.projects.ByID(ctx, *project); errors.Is(err, model.ErrNotFound) {
-		return &exitError{code: 1, msg: fmt.Sprintf("no project with id %s", *project)}
-	} else if err != nil {
-		return err
+	nk := auth.NewKey{Name: *name, Scope: *scope, Expiry: *expires, Projects: projectIDs, AllProjects: *all, AllowIPs: strings.Join(allowIPs, ",")}
+	if *owner != "" {
+		u, err := a.projects.Account(ctx, *owner)
+		if errors.Is(err, model.ErrNoAccount) {
+			return &exitError{code: 1, msg: fmt.Sprintf("no user with email %s; create one with folio user create", *owner)}
+		}
+		if err != nil {
+			return err
+		}
+		nk.CreatedBy = u.ID
 	}
-	if *name == "" {
-		*name = "key " + time.Now().UTC().Format("2006-01-02 15:04")
+	if nk.Name == "" {
+		nk.Name = "key " + time.Now().UTC().Format("2006-01-02 15:04")
 	}
-	plain, _, err := a.keys.Issue(ctx, *project, *name, *scope, *expires)
+	plain, _, err := a.keys.Create(ctx, nk)
+	var fields model.FieldErrors
 	switch {
 	case errors.Is(err, model.ErrKeyName):
 		return &exitError{code: 1, msg: "--name: " + auth.KeyNameRule}
 	case errors.Is(err, model.ErrKeyOptions):
 		return usageError(fs, "%v", err)
+	case errors.As(err, &fields):
+		return refuseFields(err, map[string]string{auth.FieldKeyProjects: "--project", auth.FieldKeyAllowIP: "--allow-ip"})
 	case err != nil:
 		return err
 	}
@@ -244,7 +268,7 @@ func cmdKeyCreate(ctx context.Context, args []string, e env) error {
 
 func cmdKeyList(ctx context.Context, args []string, e env) error {
 	fs := newFlags("key list", "key list --project ID", e)
-	project := fs.String("project", "", "project `id` (required)")
+	project := fs.String("project", "", "project `id` (required): lists the keys that open it")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -263,20 +287,41 @@ func cmdKeyList(ctx context.Context, args []string, e env) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	// One key a line for scripts; a header too for a person at a terminal.
 	if f, ok := e.stdout.(*os.File); ok && isTerminal(f) {
-		fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tKEY\tCREATED\tLAST USED\tEXPIRES\tSTATUS")
+		fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tKEY\tCREATED\tLAST USED\tEXPIRES\tSTATUS\tPROJECTS\tALLOWED IPS")
 	}
 	now := time.Now()
 	for _, k := range keys {
 		status := k.State(now)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s…%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, auth.KeyPrefix, k.LastFour,
-			fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.ExpiresAt), status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s…%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Scope, auth.KeyPrefix, k.LastFour,
+			fmtTime(&k.CreatedAt), fmtTime(k.LastUsedAt), fmtTime(k.ExpiresAt), status, keyProjects(k), keyAllowlist(k))
 	}
 	return tw.Flush()
 }
 
+// keyProjects is what a key opens, as key list shows it: its projects'
+// ids, or all of a user's.
+func keyProjects(k model.APIKey) string {
+	if k.AllProjects {
+		return "all:" + k.Creator
+	}
+	return strings.Join(k.Projects, ",")
+}
+
+// keyAllowlist is a key's IP allowlist as key list shows it; "any" for none.
+func keyAllowlist(k model.APIKey) string {
+	if len(k.AllowIPs) == 0 {
+		return "any"
+	}
+	s := make([]string, len(k.AllowIPs))
+	for i, p := range k.AllowIPs {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ",")
+}
+
 func cmdKeyRevoke(ctx context.Context, args []string, e env) error {
-	fs := newFlags("key revoke", "key revoke --project ID KEY   (KEY: the key itself, or its id from key list)", e)
-	project := fs.String("project", "", "project `id` (required)")
+	fs := newFlags("key revoke", "key revoke --project ID KEY   (KEY: the key itself, or its id from key list; a key that opens several projects is revoked for all)", e)
+	project := fs.String("project", "", "`id` of a project the key opens (required)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -292,10 +337,10 @@ func cmdKeyRevoke(ctx context.Context, args []string, e env) error {
 	keyID := pos[0]
 	if strings.HasPrefix(keyID, auth.KeyPrefix) {
 		k, err := a.db.APIKeyByHash(ctx, auth.HashKey(keyID))
-		if err != nil || k.ProjectID != *project {
+		if err != nil {
 			return &exitError{code: 1, msg: "no such key in this project"}
 		}
-		keyID = k.ID
+		keyID = k.ID // Revoke checks that it opens the project
 	}
 	if err := a.keys.Revoke(ctx, *project, keyID); errors.Is(err, model.ErrNotFound) {
 		return &exitError{code: 1, msg: "no such key in this project"}

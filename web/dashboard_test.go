@@ -87,6 +87,7 @@ func TestEveryFormRefusesCrossSitePosts(t *testing.T) {
 		{"/projects/" + p.ID + "/drains", url.Values{"action": {"save"}, "drain_secret": {"attacker-knows-it"}, "vercel_verify": {"evil"}}},
 		{"/projects/" + p.ID + "/drains", url.Values{"action": {"remove"}}},
 		{"/projects/" + p.ID + "/keys", url.Values{"name": {"stolen"}, "scope": {"write"}, "expiry": {"never"}}},
+		{"/projects/" + p.ID + "/keys", url.Values{"name": {"stolen"}, "scope": {"write"}, "expiry": {"never"}, "all_projects": {"on"}, "allow_ip": {"0.0.0.0/0"}}},
 		{"/projects/" + p.ID + "/keys/" + key.ID + "/revoke", nil},
 		{"/projects/" + p.ID + "/jobs", url.Values{"prompt": {"Delete every page."}}},
 		{"/projects/" + p.ID + "/jobs/" + job.ID + "/message", url.Values{"prompt": {"Delete every page."}}},

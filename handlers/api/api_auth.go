@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/netip"
 
 	"github.com/gorilla/mux"
 
@@ -10,16 +11,18 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// Authenticator turns an Authorization header into an API key.
+// Authenticator admits a request's API key (auth.Keys.Admit): valid, used
+// from an address its allowlist admits, for a project it opens.
 type Authenticator interface {
-	Authenticate(ctx context.Context, authorization string) (model.APIKey, error)
+	Admit(ctx context.Context, authorization, projectID string, client netip.Addr) (model.APIKey, error)
 }
 
 // RequireAPIKey guards the /v1 and /v2 API: a valid, unexpired, unrevoked
-// key (401), bound to the project in the path (404, as for a project that
-// does not exist, so ids never leak), whose scope allows the method (403).
-// An ingest key is refused here: it opens only the doors RequireIngestKey
-// guards.
+// key (401), used from an address its IP allowlist admits (403
+// ip_not_allowed; the client's address is FOLIO_TRUSTED_PROXIES' rule's),
+// opening the project in the path (404, as for a project that does not
+// exist, so ids never leak), whose scope allows the method (403). An ingest
+// key is refused here: it opens only the doors RequireIngestKey guards.
 func RequireAPIKey(keys Authenticator) mux.MiddlewareFunc { return requireKey(keys, false) }
 
 // RequireIngestKey guards the doors that take traffic in (the events API,
@@ -30,13 +33,10 @@ func RequireIngestKey(keys Authenticator) mux.MiddlewareFunc { return requireKey
 func requireKey(keys Authenticator, ingest bool) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			key, err := keys.Authenticate(r.Context(), r.Header.Get("Authorization"))
+			client, _ := netip.ParseAddr(httpx.ClientIP(r)) // not an address: no allowlist admits it
+			key, err := keys.Admit(r.Context(), r.Header.Get("Authorization"), mux.Vars(r)["projectId"], client)
 			if err != nil {
-				httpx.WriteDomainError(w, r, err) // a missing or refused key is a 401
-				return
-			}
-			if pid, ok := mux.Vars(r)["projectId"]; ok && pid != key.ProjectID {
-				httpx.WriteDomainError(w, r, model.ErrProjectNotFound)
+				httpx.WriteDomainError(w, r, err) // 401, 403 ip_not_allowed or 404
 				return
 			}
 			if !key.Allows(r.Method, ingest) {

@@ -42,7 +42,7 @@ func OpenAPIDocument(baseURL string, parts ...OpenAPIPart) map[string]any {
 		"paths":    paths,
 		"webhooks": webhooks,
 		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "A project API key, folio_…"}},
+			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer", "description": "An API key, folio_…. It opens the projects it was made for: one, several, or every project its creator administers (any other is 404). A key with an IP allowlist answers 403 ip_not_allowed to a client outside it; behind a proxy listed in FOLIO_TRUSTED_PROXIES the client is the address X-Forwarded-For names."}},
 			"schemas":         schemas,
 		},
 	}
@@ -112,7 +112,14 @@ func response(desc string, schema any) map[string]any {
 func operation(id, summary string, ok int, okSchema any, errs ...int) map[string]any {
 	res := map[string]any{strconv.Itoa(ok): response("Success.", okSchema)}
 	for _, s := range errs {
-		res[strconv.Itoa(s)] = response(http.StatusText(s)+".", ref("Error"))
+		desc := http.StatusText(s) + "."
+		switch s {
+		case http.StatusForbidden:
+			desc = "Forbidden: the key's scope does not allow this (code forbidden), or the client's address is outside the key's IP allowlist (code ip_not_allowed)."
+		case http.StatusNotFound:
+			desc = "Not found, or a project the key does not open: answered alike, so ids never leak."
+		}
+		res[strconv.Itoa(s)] = response(desc, ref("Error"))
 	}
 	return map[string]any{"operationId": id, "summary": summary, "responses": res}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/alexedwards/scs/v2"
 	"github.com/gorilla/mux"
 
+	"github.com/folio-docs/folio/auth"
 	"github.com/folio-docs/folio/codehost"
 	"github.com/folio-docs/folio/components"
 	"github.com/folio-docs/folio/handlers/httpx"
@@ -25,9 +26,10 @@ type Store interface {
 	WebhookDeliveries(ctx context.Context, projectID string, limit int) ([]model.WebhookDelivery, error)
 }
 
-// KeyIssuer issues, lists and revokes a project's API keys (auth.Keys).
+// KeyIssuer issues, lists and revokes the API keys that open a project
+// (auth.Keys).
 type KeyIssuer interface {
-	Issue(ctx context.Context, projectID, name, scope, expiry string) (string, model.APIKey, error)
+	Create(ctx context.Context, nk auth.NewKey) (string, model.APIKey, error)
 	List(ctx context.Context, projectID string) ([]model.APIKey, error)
 	Revoke(ctx context.Context, projectID, keyID string) error
 }

@@ -15,6 +15,7 @@ const (
 	CodeInvalidRequest       = "invalid_request"
 	CodeUnauthorized         = "unauthorized"
 	CodeForbidden            = "forbidden"
+	CodeIPNotAllowed         = "ip_not_allowed"
 	CodeNotFound             = "not_found"
 	CodeMethodNotAllowed     = "method_not_allowed"
 	CodeConflict             = "conflict"

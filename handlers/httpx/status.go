@@ -31,6 +31,7 @@ var refusals = []struct {
 	{model.ErrNoKey, http.StatusUnauthorized, CodeUnauthorized, "Missing API key: send Authorization: Bearer <key>."},
 	{model.ErrMalformed, http.StatusUnauthorized, CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."},
 	{model.ErrUnknownKey, http.StatusUnauthorized, CodeUnauthorized, "Invalid API key: it is malformed, unknown, expired or revoked."},
+	{model.ErrIPNotAllowed, http.StatusForbidden, CodeIPNotAllowed, "This API key may not be used from your address: it is outside the key's IP allowlist."},
 	{model.ErrOriginNotAllowed, http.StatusForbidden, CodeForbidden, "This origin is not one of the project's allowed domains."},
 	{model.ErrDrainTooLarge, http.StatusRequestEntityTooLarge, CodePayloadTooLarge, "The delivery is over a drain's limits, so nothing of it was stored."},
 }

@@ -44,6 +44,7 @@ func TestStatusOf(t *testing.T) {
 		{"no key", model.ErrNoKey, 401, "unauthorized", "Missing API key: send Authorization: Bearer <key>."},
 		{"malformed key", model.ErrMalformed, 401, "unauthorized", "Invalid API key: it is malformed, unknown, expired or revoked."},
 		{"unknown key", model.ErrUnknownKey, 401, "unauthorized", "Invalid API key: it is malformed, unknown, expired or revoked."},
+		{"ip not allowed", model.ErrIPNotAllowed, 403, "ip_not_allowed", "This API key may not be used from your address: it is outside the key's IP allowlist."},
 		{"origin not allowed", model.ErrOriginNotAllowed, 403, "forbidden", "This origin is not one of the project's allowed domains."},
 		{"drain too large", model.ErrDrainTooLarge, 413, "payload_too_large", "The delivery is over a drain's limits, so nothing of it was stored."},
 		// Wrapped, as services and db return them, an error keeps its answer.

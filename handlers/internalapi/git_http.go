@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cgi" // #nosec G504 -- the host side, running git http-backend; httpoxy (CVE-2016-5386) hit Go CGI children, and cgi.Handler drops the Proxy header since Go 1.6.3
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +19,10 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// Authenticator turns an Authorization header into an API key (auth.Keys):
-// a key of the project may clone and fetch.
+// Authenticator admits an API key (auth.Keys.Admit): a key that opens the
+// project, used from an address its allowlist admits, may clone and fetch.
 type Authenticator interface {
-	Authenticate(ctx context.Context, authorization string) (model.APIKey, error)
+	Admit(ctx context.Context, authorization, projectID string, client netip.Addr) (model.APIKey, error)
 }
 
 // GitProjects finds the project whose repository a git request is for.
@@ -50,7 +51,8 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 		}
 		worker := token.Matches(pass)
 		if !worker {
-			key, err := keys.Authenticate(r.Context(), "Bearer "+pass)
+			client, _ := netip.ParseAddr(ip) // not an address: no allowlist admits it
+			_, err := keys.Admit(r.Context(), "Bearer "+pass, id, client)
 			switch {
 			case errors.Is(err, model.ErrNoKey), errors.Is(err, model.ErrMalformed), errors.Is(err, model.ErrUnknownKey):
 				if pass != "" {
@@ -59,11 +61,14 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 				w.Header().Set("WWW-Authenticate", `Basic realm="folio", charset="UTF-8"`)
 				httpx.WriteError(w, r, httpx.NewError(http.StatusUnauthorized, httpx.CodeUnauthorized, "Sign in with any user name and a key of the project as the password."))
 				return
+			case errors.Is(err, model.ErrNotFound):
+				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Repository not found."))
+				return
+			case errors.Is(err, model.ErrIPNotAllowed):
+				httpx.WriteDomainError(w, r, err)
+				return
 			case err != nil:
 				httpx.WriteInternal(w, r, err)
-				return
-			case key.ProjectID != id:
-				httpx.WriteError(w, r, httpx.NewError(http.StatusNotFound, httpx.CodeNotFound, "Repository not found."))
 				return
 			}
 		}
