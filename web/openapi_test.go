@@ -37,6 +37,7 @@ var apiAnswers = map[string]reflect.Type{
 	"GET /v1/analytics/{projectId}/visitors 200":           reflect.TypeFor[analytics.Visitors](),
 	"GET /v1/analytics/{projectId}/views 200":              reflect.TypeFor[analytics.Views](),
 	"GET /v1/analytics/{projectId}/agents 200":             reflect.TypeFor[analytics.Agents](),
+	"GET /v1/analytics/{projectId}/referrers 200":          reflect.TypeFor[analytics.Referrers](),
 	"GET /v1/analytics/{projectId}/searches 200":           reflect.TypeFor[analytics.Searches](),
 	"GET /v1/analytics/{projectId}/feedback 200":           reflect.TypeFor[analytics.FeedbackExport](),
 	"GET /v1/analytics/{projectId}/feedback/by-page 200":   reflect.TypeFor[analytics.FeedbackByPage](),

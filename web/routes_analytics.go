@@ -18,6 +18,7 @@ func (a *app) analyticsRoutes(r *mux.Router) {
 	r.Handle(at+"/visitors", api.AnalyticsVisitors(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(at+"/views", api.AnalyticsViews(svc)).Methods(http.MethodGet, http.MethodHead)
 	r.Handle(at+"/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet, http.MethodHead)
+	r.Handle(at+"/referrers", api.AnalyticsReferrers(svc)).Methods(http.MethodGet, http.MethodHead)
 	// Searches and feedback in Mintlify's shapes; its assistant's exports
 	// say Folio has none.
 	r.Handle(at+"/searches", api.AnalyticsSearches(svc)).Methods(http.MethodGet, http.MethodHead)

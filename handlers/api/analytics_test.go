@@ -60,6 +60,7 @@ func newAnalyticsServerWith(t testing.TB, allowedDomains string, limits api.Trac
 	keyed.Handle("/visitors", api.AnalyticsVisitors(svc)).Methods(http.MethodGet)
 	keyed.Handle("/views", api.AnalyticsViews(svc)).Methods(http.MethodGet)
 	keyed.Handle("/agents", api.AnalyticsAgents(svc)).Methods(http.MethodGet)
+	keyed.Handle("/referrers", api.AnalyticsReferrers(svc)).Methods(http.MethodGet)
 	keyed.Handle("/events", api.AnalyticsEvents(svc)).Methods(http.MethodPost)
 	keyed.Handle("/searches", api.AnalyticsSearches(svc)).Methods(http.MethodGet)
 	keyed.Handle("/feedback", api.AnalyticsFeedback(svc)).Methods(http.MethodGet)

@@ -47,6 +47,8 @@ func AnalyticsOpenAPI() OpenAPIPart {
 	views["parameters"] = rangeParams
 	agents := operation("getAgents", "Who reads the docs besides people: per agent or crawler named for a view in the range (every class but human; a Markdown read by an unnamed client is \"Markdown reader\" and any other view no list names \"Unnamed bot\", each with a null operator), its views and exact distinct visitors, by visitors then views descending, then name."+unknown, 200, ref("AgentsExport"), errs...)
 	agents["parameters"] = append(slices.Clone(rangeParams), queryParam("path", "One page only (exact match).", str))
+	referrers := operation("getReferrers", "Where people come from: per source of the people's views in the range (the referrer's host; null for direct: no referrer, or a page of the site itself), its channel, the list's name for it, its views and exact distinct visitors, by visitors then views descending, then source. Human views only; the channels come from matomo's searchengine-and-social-list."+unknown, 200, ref("ReferrersExport"), errs...)
+	referrers["parameters"] = append(slices.Clone(rangeParams), queryParam("path", "One page only (exact match).", str))
 	events := operation("recordEvents", "Record server-side page views (how a docs host reports AI agents). The batch is validated whole: one bad event stores nothing. With an Idempotency-Key, a batch retried after a lost answer is stored once.", 200,
 		object([]any{"accepted"}, map[string]any{"accepted": integer}), http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	events["parameters"] = []any{project, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
@@ -108,6 +110,7 @@ func AnalyticsOpenAPI() OpenAPIPart {
 			"/v1/analytics/{projectId}/visitors":          {"get": visitors},
 			"/v1/analytics/{projectId}/views":             {"get": views},
 			"/v1/analytics/{projectId}/agents":            {"get": agents},
+			"/v1/analytics/{projectId}/referrers":         {"get": referrers},
 			"/v1/analytics/{projectId}/events":            {"post": events},
 			"/v1/analytics/{projectId}/drains/vercel":     {"post": vercel},
 			"/v1/analytics/{projectId}/drains/netlify":    {"post": netlify},
@@ -130,6 +133,15 @@ func AnalyticsOpenAPI() OpenAPIPart {
 					"operator": map[string]any{"type": []any{"string", "null"}, "description": "Who runs it (OpenAI, Anthropic, Google…); null when unknown."},
 					"class":    map[string]any{"type": "string", "enum": []any{"ai", "aiSearch", "aiTraining", "bots"}},
 					"views":    integer, "visitors": integer,
+				})},
+				"hasMore": map[string]any{"type": "boolean"},
+			}),
+			"ReferrersExport": object([]any{"referrers", "hasMore"}, map[string]any{
+				"referrers": map[string]any{"type": "array", "items": object([]any{"source", "channel", "name", "views", "visitors"}, map[string]any{
+					"source":  map[string]any{"type": []any{"string", "null"}, "description": "The referrer's host (never its path or query; x.com/i/grok, a list's entry with a path, as written); null for direct views."},
+					"channel": map[string]any{"type": "string", "enum": []any{"aiAssistant", "search", "social", "direct", "other"}},
+					"name":    map[string]any{"type": []any{"string", "null"}, "description": "The list's name for the source (ChatGPT, Perplexity, Google, Hacker News…); null when no list names it."},
+					"views":   integer, "visitors": integer,
 				})},
 				"hasMore": map[string]any{"type": "boolean"},
 			}),

@@ -1,0 +1,195 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/folio-docs/folio/model"
+)
+
+// The referrers export agrees with a brute-force count over generated
+// traffic whose views came from AI assistants, search engines, social
+// networks, other sites, the site itself and nowhere: each person's view is
+// in its source's row (direct for none or the site itself), each agent's
+// and crawler's in none, and the views and distinct visitors per source
+// are counted from the stored views, on day, week and month ranges,
+// instants inside a day and one page, through every page size.
+func TestReferrersExportEqualsBruteForce(t *testing.T) {
+	s, d, _ := newTestService(t)
+	ctx := context.Background()
+	const domains = "docs.example.com, *.docs.example.com"
+	p, err := d.CreateProject(ctx, model.Project{Name: "referred", Repository: "/tmp/docs", AllowedDomains: domains})
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := p.ID
+	referrers := []string{
+		"", "", "", "https://chatgpt.com/", "https://chat.openai.com/c/6f1e?token=s3cret", "https://www.perplexity.ai/search/abc",
+		"https://claude.ai/chat/1", "https://gemini.google.com/app", "https://copilot.microsoft.com/", "https://x.com/i/grok",
+		"https://www.google.com/", "https://www.google.de/search?q=folio", "https://www.bing.com/search?q=x", "https://duckduckgo.com/",
+		"https://news.ycombinator.com/item?id=3", "https://old.reddit.com/r/golang", "https://t.co/abc", "https://x.com/someone",
+		"https://blog.example.org/post?session=1", "https://docs.example.com/guide", "https://v2.docs.example.com/", "not a url",
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := NewGenerator(GenConfig{Views: 12000, Paths: 60, Visitors: 1500, From: start, To: start.AddDate(0, 2, 0), Seed: 11})
+	rnd := rand.New(rand.NewPCG(3, 5))
+	var events []Event
+	for {
+		e, ok := g.Next()
+		if !ok {
+			break
+		}
+		e.Referrer = referrers[rnd.IntN(len(referrers))]
+		if rnd.IntN(3) == 0 {
+			e.Host = "www.docs.example.com" // a door that knows the page's host
+		}
+		events = append(events, e)
+	}
+	for i := 0; i < len(events); i += MaxBatch {
+		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
+			t.Fatalf("stored %d, %v", n, err)
+		}
+	}
+	site, err := d.AnalyticsSiteID(ctx, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[int64]string{}
+	if err := d.AnalyticsPaths(ctx, site, 0, func(id int64, p string) { paths[id] = p }); err != nil {
+		t.Fatal(err)
+	}
+	// Views are stored in the events' order: the i-th view is the i-th event's.
+	type view struct {
+		model.PageView
+		referral Referral
+		path     string
+	}
+	var views []view
+	if err := d.AnalyticsViews(ctx, site, 0, math.MaxInt64, func(v model.PageView) {
+		views = append(views, view{PageView: v, path: paths[v.PathID]})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(views) != len(events) {
+		t.Fatalf("%d views stored for %d events", len(views), len(events))
+	}
+	refs, err := EmbeddedReferrerClassifier()
+	if err != nil {
+		t.Fatal(err)
+	}
+	channels := map[Channel]int{}
+	for i, e := range events {
+		if views[i].At != e.At.UnixMilli() {
+			t.Fatalf("view %d is not event %d's", views[i].ID, i)
+		}
+		views[i].referral = refs.Classify(e.Referrer, e.Host, strings.Split(domains, ","))
+		if views[i].Class == uint8(Human) {
+			channels[views[i].referral.Channel]++
+		}
+	}
+	for c := Direct; c <= OtherReferrer; c++ {
+		if channels[c] < 100 {
+			t.Fatalf("only %d people's views of channel %s in generated traffic; the test would prove little", channels[c], c)
+		}
+	}
+	in := func(from, to int64, path string) []view {
+		var out []view
+		for _, v := range views {
+			if v.Class == uint8(Human) && v.At >= from && v.At < to && (path == "" || v.path == path) {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	brute := func(views []view) []ReferrerRow {
+		n := map[Referral]int{}
+		visitors := map[Referral]map[int64]bool{}
+		for _, v := range views {
+			k := v.referral
+			n[k]++
+			if visitors[k] == nil {
+				visitors[k] = map[int64]bool{}
+			}
+			visitors[k][v.VisitorID] = true
+		}
+		rows := []ReferrerRow{}
+		for k, views := range n {
+			r := ReferrerRow{Channel: k.Channel.String(), Views: views, Visitors: len(visitors[k])}
+			if k.Source != "" {
+				r.Source = &k.Source
+			}
+			if k.Name != "" {
+				r.Name = &k.Name
+			}
+			rows = append(rows, r)
+		}
+		slices.SortFunc(rows, compareReferrerRows)
+		return rows
+	}
+	top := paths[views[0].PathID]
+	at := func(days int, d time.Duration) *time.Time { return ptr(start.AddDate(0, 0, days).Add(d)) }
+	for _, r := range []struct {
+		name     string
+		from, to *time.Time
+		path     string
+	}{
+		{"unbounded", nil, nil, ""},
+		{"one day", at(10, 0), at(11, 0), ""},
+		{"one week", at(14, 0), at(21, 0), ""},
+		{"one month", at(5, 0), ptr(start.AddDate(0, 1, 5)), ""},
+		{"instants inside a day", at(20, 3*time.Hour+17*time.Minute+250*time.Millisecond), at(20, 15*time.Hour+999*time.Millisecond), ""},
+		{"one page, one month", at(0, 0), ptr(start.AddDate(0, 1, 0)), top},
+		{"one page, one day", at(3, 0), at(4, 0), top},
+		{"unknown page", nil, nil, "/no/such/page"},
+		{"empty", ptr(start.AddDate(1, 0, 0)), nil, ""},
+	} {
+		q := Query{From: r.from, To: r.to}
+		from, to := q.bounds()
+		want := brute(in(from, to, r.path))
+		if r.name == "unbounded" && len(want) < 15 {
+			t.Fatalf("only %d sources in generated traffic", len(want))
+		}
+		for _, limit := range []int{1, 3, MaxLimit} {
+			q.Limit, q.Offset = limit, 0
+			got := []ReferrerRow{}
+			for {
+				a, err := s.Referrers(ctx, project, q, r.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, a.Referrers...)
+				if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
+					t.Fatalf("%s limit %d offset %d: hasMore %v, want %v", r.name, limit, q.Offset, a.HasMore, wantMore)
+				}
+				if !a.HasMore {
+					break
+				}
+				q.Offset += limit
+			}
+			if !slices.EqualFunc(got, want, func(a, b ReferrerRow) bool { return compareReferrerRows(a, b) == 0 }) {
+				t.Fatalf("%s limit %d: %s, brute force %s", r.name, limit, rowsString(got), rowsString(want))
+			}
+		}
+	}
+}
+
+func rowsString(rows []ReferrerRow) string {
+	var b strings.Builder
+	for _, r := range rows {
+		src, name := "null", "null"
+		if r.Source != nil {
+			src = *r.Source
+		}
+		if r.Name != nil {
+			name = *r.Name
+		}
+		fmt.Fprintf(&b, "%s %s %s %d/%d; ", src, r.Channel, name, r.Views, r.Visitors)
+	}
+	return b.String()
+}
