@@ -20,8 +20,9 @@ type openaiProvider struct {
 	// vLLM and OpenRouter also take.
 	completionLimit string
 	// strict sends the tools as strict schemas, which OpenAI then holds
-	// the model's arguments to; other servers get plain schemas, since
-	// some refuse a type that may be null.
+	// the model's arguments to (for a reply of one call: it does not promise
+	// it for parallel calls, which stay on); other servers get plain
+	// schemas, since some refuse a type that may be null.
 	strict bool
 }
 
