@@ -98,6 +98,16 @@ func (s Stamp) MarshalJSON() ([]byte, error) {
 	return append(b, '"'), nil
 }
 
+// UnmarshalJSON reads the stamp as a Go client of the exports would.
+func (s *Stamp) UnmarshalJSON(b []byte) error {
+	var t time.Time
+	if err := t.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*s = Stamp(t)
+	return nil
+}
+
 // SearchRow is one search term in the searches export, as Mintlify's: how
 // often it was searched (hits), the share of those searches a result was
 // opened from (ctr, clicks / hits, at most 1), the result opened most

@@ -39,6 +39,28 @@ type axeViolation struct {
 // other moderate and minor ones are logged.
 func axeCheck(t *testing.T, ctx context.Context, page string) {
 	t.Helper()
+	for _, v := range axeRun(t, ctx, page) {
+		msg := fmt.Sprintf("%s: axe %s (%s) %s\n\t%s", page, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
+		if v.Impact == "serious" || v.Impact == "critical" || v.ID == "region" || strings.HasPrefix(v.ID, "landmark-") {
+			t.Error(msg)
+		} else {
+			t.Log(msg)
+		}
+	}
+}
+
+// axeClean is axeCheck that fails on any violation, minor ones too.
+func axeClean(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	for _, v := range axeRun(t, ctx, page) {
+		t.Errorf("%s: axe %s (%s) %s\n\t%s", page, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
+	}
+}
+
+// axeRun runs axe-core on the page the browser shows (open shadow roots
+// included) and returns the rules broken.
+func axeRun(t *testing.T, ctx context.Context, page string) []axeViolation {
+	t.Helper()
 	src, err := axeSource()
 	if err != nil {
 		t.Fatalf("read %s: %v", axePath, err)
@@ -54,14 +76,7 @@ func axeCheck(t *testing.T, ctx context.Context, page string) {
 	if err != nil {
 		t.Fatalf("%s: run axe-core: %v", page, err)
 	}
-	for _, v := range vs {
-		msg := fmt.Sprintf("%s: axe %s (%s) %s\n\t%s", page, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n\t"))
-		if v.Impact == "serious" || v.Impact == "critical" || v.ID == "region" || strings.HasPrefix(v.ID, "landmark-") {
-			t.Error(msg)
-		} else {
-			t.Log(msg)
-		}
-	}
+	return vs
 }
 
 // watchFailedRequests records every response of 400 or more the browser

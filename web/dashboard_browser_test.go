@@ -35,7 +35,7 @@ var browsers = make(chan struct{}, 1)
 
 // newBrowser starts headless Chromium with a fresh profile and returns a
 // tab's context. Dialogs (the revoke confirmation) are accepted.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	if _, err := exec.LookPath(chromiumPath); err != nil {
 		t.Fatalf("Chromium is needed at %s for the browser tests: apt-get install -y chromium (%v)", chromiumPath, err)
@@ -51,6 +51,7 @@ func newBrowser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })

@@ -121,6 +121,15 @@ func TestTrackerSearchesAndFeedback(t *testing.T) {
 	if got := s.stored(t); !strings.HasPrefix(got, want) || !strings.Contains(got, `clicks [{webhooks /docs/webhooks 1}] feedback [/docs/webhooks thumbs_only true "" "" ""]`) {
 		t.Errorf("stored %s, want the person's search, click and feedback only", got)
 	}
+	// The tracker's script sends its JSON as text/plain (no CORS preflight,
+	// and a beacon as the page unloads); another type is still refused.
+	for ct, want := range map[string]int{"text/plain;charset=UTF-8": 202, "text/html": 415} {
+		code, out, _ := s.do(t, "POST", "/api/event", fmt.Sprintf(`{"project":%q,"path":"/docs/retry"}`, s.project),
+			"Origin", "https://docs.example.com", "User-Agent", firefox, "Content-Type", ct)
+		if code != want {
+			t.Errorf("Content-Type %s: %d %v, want %d", ct, code, out, want)
+		}
+	}
 	// Too large a body for the tracker is 413.
 	code, _, _ := s.do(t, "POST", "/api/event", fmt.Sprintf(`{"project":%q,"type":"feedback","comment":%q}`, s.project, strings.Repeat("x", api.MaxTrackerBody)), "Origin", "https://docs.example.com")
 	if code != 413 {

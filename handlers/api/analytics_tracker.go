@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"mime"
 	"net/http"
 	"sync"
 	"time"
@@ -98,6 +99,11 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 			httpx.SetRetryAfter(w, wait)
 			httpx.WriteError(w, r, httpx.NewError(http.StatusTooManyRequests, httpx.CodeRateLimited, "Too many events from this address; retry in %d seconds.", max(1, httpx.Seconds(wait))))
 			return
+		}
+		// The tracker sends its JSON as text/plain, a simple request with
+		// no preflight, which an event sent as a page unloads needs.
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "text/plain" {
+			r.Header.Del("Content-Type")
 		}
 		var ev trackerEvent
 		if e := httpx.DecodeJSONLimit(r, &ev, MaxTrackerBody); e != nil {

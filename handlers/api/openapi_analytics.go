@@ -95,8 +95,11 @@ func AnalyticsOpenAPI() OpenAPIPart {
 		"referrer": str, "query": term, "hits": map[string]any{"type": "integer", "minimum": 0},
 	})
 	delete(trackerProps, "timestamp")
-	tracker["requestBody"] = map[string]any{"required": true, "content": jsonContent(map[string]any{"type": "object", "required": []any{"project"}, "additionalProperties": false,
-		"description": "A page view (project, path, referrer), or an event of the events API's fields with its type; the time is when it arrives.", "properties": trackerProps})}
+	trackerBody := map[string]any{"type": "object", "required": []any{"project"}, "additionalProperties": false,
+		"description": "A page view (project, path, referrer), or an event of the events API's fields with its type; the time is when it arrives.", "properties": trackerProps}
+	// The script sends text/plain: a simple request, with no CORS preflight, as a beacon needs.
+	tracker["requestBody"] = map[string]any{"required": true, "content": map[string]any{
+		"application/json": map[string]any{"schema": trackerBody}, "text/plain": map[string]any{"schema": trackerBody}}}
 	preflight := operation("trackPageViewPreflight", "CORS preflight of the tracker's POST.", 204, nil)
 	preflight["security"] = noKey
 	script := operation("getTrackerScript", "The browser tracker, used as <script defer src=\"{base}/js/folio.js\" data-project=\"{projectId}\"></script>.", 200, nil)
