@@ -23,8 +23,9 @@ import (
 // BenchmarkScale measures, over the cached dataset benchdata.Size selects
 // (10M views by default, FOLIO_BENCH_VIEWS=100000000 for 100M), the issue's
 // targets: the index load and its resident memory, the visitors export for
-// a day and a year, and the analytics page's server work for 12 months
-// (counting and rendering). The load is serve's start after generate,
+// a day and a year, the agents export for a day and a year and one
+// agent's pages for the year, and the analytics page's server work for 12
+// months (counting, its AI agents panel included, and rendering). The load is serve's start after generate,
 // which wrote the index snapshot; FOLIO_BENCH_REBUILD=1 deletes the
 // snapshot first, to time the rebuild from every view that a lost or
 // refused snapshot costs.
@@ -76,7 +77,24 @@ func BenchmarkScale(b *testing.B) {
 				}
 			})
 		})
+		b.Run("agents-"+strings.TrimPrefix(r.name, "export-"), func(b *testing.B) {
+			q := analytics.Query{From: &r.from, To: &r.to, Limit: 50}
+			p50(b, func() {
+				if a, err := s.Agents(ctx, project, q, ""); err != nil || len(a.Agents) == 0 {
+					b.Fatal(a, err)
+				}
+			})
+		})
 	}
+	// One agent's pages over the year: the page's table narrowed to it.
+	b.Run("agent-pages-year", func(b *testing.B) {
+		q := analytics.Query{From: &benchdata.Start, To: &end, Limit: 25}
+		p50(b, func() {
+			if p, err := s.AgentPages(ctx, project, q, "ChatGPT-User", analytics.AI); err != nil || len(p.Pages) == 0 {
+				b.Fatal(p, err)
+			}
+		})
+	})
 	b.Run("page-12-months", func(b *testing.B) {
 		// The page's 12-month preset on the dataset's last day, as the
 		// handler asks for it: weeks, with the previous year's totals.
@@ -92,8 +110,15 @@ func BenchmarkScale(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			all := rng.Query
+			all.Limit = analytics.MaxLimit
+			agents, err := s.Agents(ctx, project, all, "")
+			if err != nil {
+				b.Fatal(err)
+			}
 			v := dashboard.ShowReport(components.AnalyticsView{ProjectID: project, Limit: 25,
 				Range: dashboard.AnalyticsRange(url.Values{}.Get, &rng, now)}, rep)
+			v = dashboard.ShowAgents(v, agents, "", analytics.Human)
 			if err := components.AnalyticsPage(components.Shell{}, v).Render(ctx, io.Discard); err != nil {
 				b.Fatal(err)
 			}

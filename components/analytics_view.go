@@ -29,6 +29,82 @@ type AnalyticsView struct {
 	Previous *VisitorCounts // the previous period's totals, for ranges that have one
 	Offset   int
 	Limit    int
+
+	Agents     []AgentRow // the AI agents panel: agents and crawlers, most visitors first
+	AgentsMore int        // agents in the range beyond those shown
+	// Agent, when set, narrows the pages table to the pages it read:
+	// AgentRows instead of Rows.
+	Agent     *AgentFilter
+	AgentRows []AgentPage
+}
+
+// AgentRow is one agent or crawler of the AI agents panel.
+type AgentRow struct {
+	Name     string
+	Operator string // "" when unknown
+	Class    string // the class as the API names it: ai, aiSearch, aiTraining, bots
+	Views    int
+	Visitors int
+	Active   bool // the pages table is narrowed to it
+}
+
+// AgentFilter is the agent (its name and class) the pages table shows.
+type AgentFilter struct {
+	Name, Class string
+}
+
+// AgentPage is one page the narrowed table shows: the agent's views of it
+// and their distinct visitors.
+type AgentPage struct {
+	Path            string
+	Views, Visitors int
+}
+
+// classLabel is how the page names a class of views (the views panel's
+// words, one at a time).
+func classLabel(class string) string {
+	switch class {
+	case "ai":
+		return "AI agent"
+	case "aiSearch":
+		return "AI search"
+	case "aiTraining":
+		return "AI training"
+	case "bots":
+		return "Bot"
+	}
+	return class
+}
+
+// classSwatch is a class's colour in the views panel.
+func classSwatch(class string) string {
+	switch class {
+	case "aiSearch":
+		return "search"
+	case "aiTraining":
+		return "training"
+	}
+	return class
+}
+
+// agentURL is the page narrowed to agent a's pages, in the same range.
+func (v AnalyticsView) agentURL(a AgentRow) string {
+	q := url.Values{}
+	for k, vs := range v.Range.Parameters {
+		q[k] = vs
+	}
+	q.Set("agent", a.Name)
+	q.Set("class", a.Class)
+	return "/projects/" + v.ProjectID + "/analytics?" + q.Encode()
+}
+
+// allPagesURL is the page with the table of every page, in the same range.
+func (v AnalyticsView) allPagesURL() string {
+	q := url.Values{}
+	for k, vs := range v.Range.Parameters {
+		q[k] = vs
+	}
+	return "/projects/" + v.ProjectID + "/analytics?" + q.Encode()
 }
 
 // VisitorCounts are unique visitors: people, AI agents, and all of them,
@@ -92,6 +168,10 @@ func (v AnalyticsView) pageURL(offset int) string {
 	q := url.Values{}
 	for k, vs := range v.Range.Parameters {
 		q[k] = vs
+	}
+	if v.Agent != nil {
+		q.Set("agent", v.Agent.Name)
+		q.Set("class", v.Agent.Class)
 	}
 	q.Set("offset", strconv.Itoa(offset))
 	q.Set("limit", strconv.Itoa(v.Limit))

@@ -334,3 +334,112 @@ func TestAnalyticsPageWithoutTrafficSaysHowToStart(t *testing.T) {
 		t.Error("a range without traffic in a project with traffic should show zeros, not the empty state")
 	}
 }
+
+var (
+	agentRowPattern  = regexp.MustCompile(`(?s)<tr class="(active)?">\s*<td data-label="Agent" class="agent-name"><a id="agent-\d+" href="([^"]+)"[^>]*>\s*([^<]+?)\s*<span class="sr-only">: show the pages it read</span></a></td>\s*<td data-label="Operator">\s*(?:<span class="muted">unknown</span>|([^<]+?))\s*</td>\s*<td data-label="Class"><span class="agent-class"><span class="swatch swatch-[a-z]+" aria-hidden="true"></span>([^<]+)</span></td>\s*<td data-label="Visitors" class="num" data-value="(\d+)"><strong>[\d,]+</strong></td>\s*<td data-label="Views" class="num" data-value="(\d+)">`)
+	agentPagePattern = regexp.MustCompile(`(?s)<td data-label="Path" class="path"><code>(.*?)</code></td>\s*<td data-label="Visitors" class="num"><strong>([\d,]+)</strong></td>\s*<td data-label="Views" class="num">([\d,]+)</td>`)
+)
+
+// The AI agents panel is the agents export of the range, its first ten,
+// with each agent's operator, class, visitors and views in words and
+// numbers; choosing an agent narrows the pages table to the pages it read,
+// each page's numbers those of the agents export narrowed to that page.
+func TestAnalyticsPageShowsTheAgents(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	c := s.client(t)
+	owner := s.signUp(t, c, "owner@example.com")
+	p := s.createProject(t, owner)
+	key := s.withTraffic(t, p.ID, 4000, 40)
+	end := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
+	from, last, to := end.AddDate(0, 0, -21).Format(time.DateOnly), end.AddDate(0, 0, -2).Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly)
+	rng := url.Values{"dateFrom": {from}, "dateTo": {to}}
+	pageRange := url.Values{"from": {from}, "to": {last}}
+
+	_, page := s.get(t, c, "/projects/"+p.ID+"/analytics?"+pageRange.Encode())
+	var agents analytics.Agents
+	s.export(t, p.ID, key, "agents", rng, &agents)
+	rows := agentRowPattern.FindAllStringSubmatch(page, -1)
+	if len(agents.Agents) < 8 || len(rows) != min(10, len(agents.Agents)) {
+		t.Fatalf("the panel lists %d agents, the export %d (want the first 10)", len(rows), len(agents.Agents))
+	}
+	labels := map[string]string{"ai": "AI agent", "aiSearch": "AI search", "aiTraining": "AI training", "bots": "Bot"}
+	for i, r := range rows {
+		want := agents.Agents[i]
+		op := ""
+		if want.Operator != nil {
+			op = *want.Operator
+		}
+		if got := [5]string{html.UnescapeString(r[3]), html.UnescapeString(r[4]), r[5], r[6], r[7]}; got != [5]string{want.Name, op, labels[want.Class], strconv.Itoa(want.Visitors), strconv.Itoa(want.Views)} {
+			t.Errorf("panel row %d: %v, the export's %+v", i, got, want)
+		}
+		if r[1] != "" {
+			t.Errorf("panel row %d is marked chosen before any choice", i)
+		}
+	}
+	if more := len(agents.Agents) - len(rows); more > 0 && !strings.Contains(page, num(more)+" more in this range") {
+		t.Errorf("the panel does not say %d more agents are in the range", more)
+	}
+
+	// Each agent's link narrows the table; its rows are the agents export
+	// of each page.
+	for i, r := range rows[:3] {
+		link := html.UnescapeString(r[2])
+		res, narrowed := s.get(t, c, link)
+		if res.StatusCode != 200 || !strings.Contains(link, "agent=") || !strings.Contains(link, "from="+from) {
+			t.Fatalf("%s: %d", link, res.StatusCode)
+		}
+		a := agents.Agents[i]
+		if !strings.Contains(narrowed, "Pages read by "+html.EscapeString(a.Name)) {
+			t.Errorf("%s: the table is not titled for %s", link, a.Name)
+		}
+		chosen := agentRowPattern.FindAllStringSubmatch(narrowed, -1)
+		if len(chosen) <= i || chosen[i][1] == "" || !strings.Contains(narrowed, `aria-current="true"`) {
+			t.Errorf("%s: the panel does not mark %s as chosen", link, a.Name)
+		}
+		pages := agentPagePattern.FindAllStringSubmatch(narrowed, -1)
+		if len(pages) == 0 {
+			t.Fatalf("%s: no page in the narrowed table", link)
+		}
+		prev := [2]int{1 << 30, 1 << 30}
+		for _, pg := range pages {
+			path := html.UnescapeString(strings.ReplaceAll(pg[1], "<wbr>", ""))
+			var one analytics.Agents
+			s.export(t, p.ID, key, "agents", url.Values{"dateFrom": {from}, "dateTo": {to}, "path": {path}, "limit": {"250"}}, &one)
+			var want *analytics.AgentRow
+			for k := range one.Agents {
+				if one.Agents[k].Name == a.Name && one.Agents[k].Class == a.Class {
+					want = &one.Agents[k]
+				}
+			}
+			got := [2]int{count(pg[2]), count(pg[3])}
+			if want == nil || got != [2]int{want.Visitors, want.Views} {
+				t.Errorf("%s: %s reads %v visitors and views; the agents export of that page: %+v", a.Name, path, got, want)
+			}
+			if got[0] > prev[0] || got[0] == prev[0] && got[1] > prev[1] {
+				t.Errorf("%s: %s (%v) comes after %v: not most visitors first", a.Name, path, got, prev)
+			}
+			prev = got
+		}
+	}
+
+	// A class that is not one is explained, never ignored.
+	res, bad := s.get(t, c, "/projects/"+p.ID+"/analytics?agent=GPTBot&class=robots")
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(bad, "is not one of ai, aiSearch, aiTraining or bots") {
+		t.Errorf("a bad agent class: %d", res.StatusCode)
+	}
+
+	// htmx asks for the table and the panel, the table first.
+	req, _ := http.NewRequest(http.MethodGet, s.URL+html.UnescapeString(rows[0][2]), nil)
+	req.Header.Set("HX-Request", "true")
+	req.Header.Set("HX-Target", "pages")
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if body := string(b); !strings.HasPrefix(strings.TrimSpace(body), `<section class="card" id="pages"`) || !strings.Contains(body, `id="agents"`) || strings.Contains(body, "visitors-chart") {
+		t.Errorf("the htmx request for an agent's pages got more or less than the table and the panel: %.200s", body)
+	}
+}

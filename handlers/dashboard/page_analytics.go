@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"github.com/folio-docs/folio/analytics"
 	"github.com/folio-docs/folio/components"
 )
@@ -15,10 +17,15 @@ import (
 type AnalyticsReporter interface {
 	Report(ctx context.Context, projectID string, q analytics.Query, u analytics.Unit, previous bool) (analytics.Report, error)
 	FirstView(ctx context.Context, projectID string) (time.Time, bool, error)
+	Agents(ctx context.Context, projectID string, q analytics.Query, path string) (analytics.Agents, error)
+	AgentPages(ctx context.Context, projectID string, q analytics.Query, name string, c analytics.Class) (analytics.AgentPages, error)
 }
 
 // analyticsPageRows is the table's page size when the link names none.
 const analyticsPageRows = 25
+
+// analyticsPanelAgents is how many agents the AI agents panel lists.
+const analyticsPanelAgents = 10
 
 // Analytics shows a project's visitors over a range of whole days given as
 // people read it (from and to both included, or range=all), so a range is
@@ -47,6 +54,15 @@ func (d *Dashboard) Analytics(w http.ResponseWriter, r *http.Request) {
 	if get("limit") == "" {
 		page.Limit = analyticsPageRows
 	}
+	// agent (with its class) narrows the pages table to that agent's.
+	agent, class := get("agent"), analytics.Human
+	if agent != "" {
+		c, ok := analytics.ParseClass(get("class"))
+		if !ok || c == analytics.Human {
+			problems.Add("class", "The agent’s class “%s” is not one of ai, aiSearch, aiTraining or bots. Pick the agent in the AI agents panel.", get("class"))
+		}
+		class = c
+	}
 	v := components.AnalyticsView{ProjectID: p.ID, BaseURL: d.baseURL, Drains: drainURLs(d.baseURL, p.ID), Offset: page.Offset, Limit: page.Limit}
 	shell := d.projectShell(r, p, components.TabAnalytics, "Analytics")
 	if problems != nil {
@@ -67,8 +83,28 @@ func (d *Dashboard) Analytics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v = ShowReport(v, rep)
+	if rep.HasTraffic {
+		all := rng.Query
+		all.Limit = analytics.MaxLimit
+		agents, err := d.analytics.Agents(r.Context(), p.ID, all, "")
+		if err != nil {
+			d.pageError(w, r, http.StatusInternalServerError, err)
+			return
+		}
+		v = ShowAgents(v, agents, agent, class)
+	}
+	if agent != "" {
+		pages, err := d.analytics.AgentPages(r.Context(), p.ID, q, agent, class)
+		if err != nil {
+			d.pageError(w, r, http.StatusInternalServerError, err)
+			return
+		}
+		v = ShowAgentPages(v, agent, class, pages)
+	}
 	if r.Header.Get("HX-Target") == "pages" {
-		d.render(w, r, http.StatusOK, components.AnalyticsTable(v)) // the pager swaps the table alone
+		// The pager swaps the table alone; a choice of agent, the table
+		// and the agents panel (hx-select-oob).
+		d.render(w, r, http.StatusOK, templ.Join(components.AnalyticsTable(v), components.AnalyticsAgents(v)))
 		return
 	}
 	d.render(w, r, http.StatusOK, components.AnalyticsPage(shell, v))
@@ -92,6 +128,39 @@ func ShowReport(v components.AnalyticsView, rep analytics.Report) components.Ana
 	if rep.Previous != nil {
 		p := components.VisitorCounts(*rep.Previous)
 		v.Previous = &p
+	}
+	return v
+}
+
+// ShowAgents puts the agents of the range on the analytics page's view:
+// the first of them in the AI agents panel, the one named agent (of
+// class c) marked as the one the pages table shows.
+func ShowAgents(v components.AnalyticsView, a analytics.Agents, agent string, c analytics.Class) components.AnalyticsView {
+	rows := a.Agents
+	if len(rows) > analyticsPanelAgents {
+		v.AgentsMore = len(rows) - analyticsPanelAgents
+		rows = rows[:analyticsPanelAgents]
+	}
+	v.Agents = make([]components.AgentRow, len(rows))
+	for i, r := range rows {
+		op := ""
+		if r.Operator != nil {
+			op = *r.Operator
+		}
+		v.Agents[i] = components.AgentRow{Name: r.Name, Operator: op, Class: r.Class, Views: r.Views, Visitors: r.Visitors,
+			Active: agent == r.Name && c.String() == r.Class}
+	}
+	return v
+}
+
+// ShowAgentPages narrows the page's table to the pages agent (of class c)
+// read.
+func ShowAgentPages(v components.AnalyticsView, agent string, c analytics.Class, p analytics.AgentPages) components.AnalyticsView {
+	v.Agent = &components.AgentFilter{Name: agent, Class: c.String()}
+	v.Rows, v.HasMore = nil, p.HasMore
+	v.AgentRows = make([]components.AgentPage, len(p.Pages))
+	for i, r := range p.Pages {
+		v.AgentRows[i] = components.AgentPage{Path: r.Path, Views: r.Views, Visitors: r.Visitors}
 	}
 	return v
 }

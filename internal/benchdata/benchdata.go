@@ -48,7 +48,9 @@ func Size(tb testing.TB) Config {
 }
 
 func (c Config) file() string {
-	return fmt.Sprintf("views%d-paths%d-visitors%d-seed%d-from%s.db", c.Views, c.Paths, c.Visitors, c.Seed, Start.Format("20060102"))
+	// "-agents": views stored since each keeps its agent (a file from
+	// before would count every agent as unnamed).
+	return fmt.Sprintf("views%d-paths%d-visitors%d-seed%d-from%s-agents.db", c.Views, c.Paths, c.Visitors, c.Seed, Start.Format("20060102"))
 }
 
 // Open returns the dataset's database (migrated, opened for the benchmark
