@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -331,7 +332,7 @@ func (dict *AnalyticsDict) prepareInsertViews(ctx context.Context, d *DB) (*sql.
 	dict.mu.Lock()
 	defer dict.mu.Unlock()
 	if dict.insertViews != nil {
-		stmt.Close()
+		_ = stmt.Close() // a twin another goroutine prepared first is kept; this one was never used
 		return dict.insertViews, nil
 	}
 	dict.insertViews = stmt
@@ -354,6 +355,7 @@ func insertLineHashes(ctx context.Context, tx *sql.Tx, siteID int64, views []New
 			args = append(args, siteID, h)
 		}
 		// INSERT OR IGNORE returns only the rows it inserted.
+		// #nosec G202 -- only placeholders are joined into the SQL; the values go as arguments
 		rows, err := tx.QueryContext(ctx, `/* DB.InsertPageViews */ INSERT OR IGNORE INTO analytics_imported_lines (site_id, hash) VALUES `+
 			placeholders(len(chunk), "(?, ?)")+` RETURNING hash`, args...)
 		if err != nil {
@@ -522,6 +524,9 @@ func (d *DB) AnalyticsViewColumns(ctx context.Context, siteID, afterID, uptoID i
 	}
 	c.Class = make([]uint8, n)
 	for i, v := range classes {
+		if v < 0 || v > math.MaxUint8 {
+			return PageViewColumns{}, fmt.Errorf("db: page views %d to %d: a class of %d (want 0 to 255)", afterID+1, uptoID, v)
+		}
 		c.Class[i] = uint8(v)
 	}
 	return c, nil
@@ -567,6 +572,7 @@ func (d *DB) AnalyticsAgentsByID(ctx context.Context, ids []int64) (map[int64]Vi
 		for i, id := range chunk {
 			args[i] = id
 		}
+		// #nosec G202 -- only placeholders are joined into the SQL; the ids go as arguments
 		rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsAgentsByID */ SELECT id, name, operator FROM analytics_agents WHERE id IN (`+
 			placeholders(len(chunk), "?")+`)`, args...)
 		if err != nil {
@@ -576,13 +582,12 @@ func (d *DB) AnalyticsAgentsByID(ctx context.Context, ids []int64) (map[int64]Vi
 			var id int64
 			var a ViewAgent
 			if err := rows.Scan(&id, &a.Name, &a.Operator); err != nil {
-				rows.Close()
+				_ = rows.Close() // the scan's error is the one to report
 				return nil, fmt.Errorf("db: unable to read agents: %w", err)
 			}
 			out[id] = a
 		}
-		err = rows.Err()
-		rows.Close()
+		err = errors.Join(rows.Err(), rows.Close())
 		if err != nil {
 			return nil, fmt.Errorf("db: unable to read agents: %w", err)
 		}

@@ -2,7 +2,9 @@ package db_test
 
 import (
 	"context"
+	"database/sql"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/folio-docs/folio/db"
@@ -68,5 +70,35 @@ func TestInsertPageViewsBatches(t *testing.T) {
 	}
 	if rows[3].VisitorID != rows[1].VisitorID || paths[rows[3].PathID] != "/b" || paths[rows[4].PathID] != "/c" {
 		t.Fatalf("a cold cache gave new ids to stored entries: %+v", rows)
+	}
+}
+
+// A class that does not fit a byte (a database changed by hand, or damaged)
+// is refused with its value, not wrapped around into another class.
+func TestAnalyticsViewColumnsRefusesAClassOutOfRange(t *testing.T) {
+	ctx := context.Background()
+	d := testenv.NewDB(t)
+	p, err := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := d.AnalyticsSite(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), []db.NewPageView{{At: 1000, Path: "/a", VisitorID: 1, Class: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `UPDATE analytics_views SET class = 257`); err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.AnalyticsViewColumns(ctx, site, 0, math.MaxInt64)
+	if err == nil || !strings.Contains(err.Error(), "a class of 257") {
+		t.Fatalf("AnalyticsViewColumns = %v, want an error naming the class 257", err)
 	}
 }

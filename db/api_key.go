@@ -13,6 +13,7 @@ import (
 )
 
 // apiKeyColumns are a key's columns in scanAPIKey's order; k is api_keys.
+// #nosec G101 -- column names, not a credential; a key is stored only as its hash
 const apiKeyColumns = `k.id, k.name, k.hash, k.last_four, k.scope, k.all_projects, coalesce(k.created_by, ''),
 	coalesce((SELECT email FROM users WHERE id = k.created_by), ''), k.allow_ips,
 	coalesce((SELECT group_concat(project_id, ',' ORDER BY position) FROM api_key_projects WHERE key_id = k.id), ''),

@@ -45,8 +45,8 @@ func (d *DB) Backup(ctx context.Context, path string) (Backup, error) {
 		return Backup{}, fmt.Errorf("db: unable to back up to %s: %w", abs, err)
 	}
 	tmpPath := tmp.Name()
-	tmp.Close()
-	os.Remove(tmpPath) // VACUUM INTO wants a file that does not exist (or is empty)
+	_ = tmp.Close()        // only its unique name was wanted; nothing was written
+	_ = os.Remove(tmpPath) // VACUUM INTO wants a file that does not exist, or is empty as this one is if it stays
 	defer os.Remove(tmpPath)
 	if _, err := d.r.ExecContext(ctx, `/* DB.Backup */ VACUUM INTO ?`, tmpPath); err != nil {
 		return Backup{}, fmt.Errorf("db: unable to back up to %s: %w", abs, err)

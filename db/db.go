@@ -53,7 +53,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	wdb.SetMaxOpenConns(1)
 	wdb.SetConnMaxIdleTime(0)
 	if err := wdb.PingContext(ctx); err != nil {
-		wdb.Close()
+		_ = wdb.Close() // the open failed; that failure is the one to report
 		return nil, fmt.Errorf("db: unable to open %s: %w", path, err)
 	}
 
@@ -61,7 +61,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	params.Set("mode", "ro")
 	reader, err := sql.Open("sqlite3", "file:"+path+"?"+params.Encode())
 	if err != nil {
-		wdb.Close()
+		_ = wdb.Close() // the open failed; that failure is the one to report
 		return nil, fmt.Errorf("db: unable to open %s for reading: %w", path, err)
 	}
 	n := max(4, 2*runtime.NumCPU())
@@ -69,15 +69,12 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	reader.SetMaxIdleConns(n)
 	keys, err := openSharedCounter(path + "-keys")
 	if err != nil {
-		reader.Close()
-		wdb.Close()
+		_ = errors.Join(reader.Close(), wdb.Close()) // the open failed; that failure is the one to report
 		return nil, fmt.Errorf("db: unable to open the keys version: %w", err)
 	}
 	data, err := openSharedCounter(path + "-data")
 	if err != nil {
-		keys.close()
-		reader.Close()
-		wdb.Close()
+		_ = errors.Join(keys.close(), reader.Close(), wdb.Close()) // the open failed; that failure is the one to report
 		return nil, fmt.Errorf("db: unable to open the data version: %w", err)
 	}
 	return &DB{w: writer{db: wdb, data: data}, r: reader, path: path, keys: keys}, nil
@@ -127,7 +124,7 @@ func (d *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return err
 	}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		_ = tx.Rollback() // fn's error is the one to report; nothing of tx is committed either way
 		return err
 	}
 	return d.w.commit(tx)

@@ -178,6 +178,7 @@ func (d *DB) FirstPrompts(ctx context.Context, jobIDs []string) (map[string]stri
 	for i, id := range jobIDs {
 		args[i] = id
 	}
+	// #nosec G202 -- only placeholders are joined into the SQL; the ids go as arguments
 	rows, err := d.r.QueryContext(ctx, `/* DB.FirstPrompts */
 		SELECT job_id, content FROM job_messages WHERE id IN (
 			SELECT min(id) FROM job_messages WHERE role = 'user' AND job_id IN (?`+strings.Repeat(", ?", len(jobIDs)-1)+`) GROUP BY job_id)`, args...)

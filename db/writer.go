@@ -21,7 +21,7 @@ func (w writer) ExecContext(ctx context.Context, query string, args ...any) (sql
 	}
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
-		tx.Rollback()
+		_ = tx.Rollback() // the statement's error is the one to report; nothing was committed
 		return nil, err
 	}
 	return res, w.commit(tx)
@@ -38,7 +38,7 @@ func (w writer) PrepareContext(ctx context.Context, query string) (*sql.Stmt, er
 func (w writer) commit(tx *sql.Tx) error {
 	err := w.data.change(tx.Commit)
 	if err != nil {
-		tx.Rollback() // a no-op once committed; ends it if the lock failed
+		_ = tx.Rollback() // a no-op once committed; ends it if the lock failed (the lock's error is reported)
 	}
 	return err
 }

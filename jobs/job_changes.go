@@ -186,7 +186,7 @@ func (h *Hub) Close() {
 		ps := h.pubsub
 		h.mu.Unlock()
 		if ps != nil {
-			ps.Close()
+			_ = ps.Close() // ends the subscription either way: its loop stops, which is what is waited for next
 			<-h.stopped
 		}
 	})

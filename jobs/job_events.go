@@ -64,7 +64,7 @@ func jobDigest(v Job) uint64 {
 	v.Usage, v.UpdatedAt, v.Source = Usage{}, time.Time{}, Source{}
 	b, _ := json.Marshal(v) // a Job always encodes
 	h := fnv.New64a()
-	h.Write(b)
+	_, _ = h.Write(b)        // a hash's Write never fails
 	return max(h.Sum64(), 1) // 0 means "none sent"
 }
 

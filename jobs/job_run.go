@@ -77,7 +77,7 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	}
 	run, err := w.prepare(ctx, j)
 	if err != nil {
-		w.store.ReleaseRun(after, j.ID, owner)
+		_, _ = w.store.ReleaseRun(after, j.ID, owner) // prepare's error is the one to report; if this fails too, the lease runs out and the sweep runs the turn again
 		return err
 	}
 

@@ -190,8 +190,8 @@ func (s *Service) postWebhook(ctx context.Context, p model.Project, e model.Webh
 	if err != nil {
 		return 0, err
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // read only so the connection can be reused; the status is the answer
+	_ = resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return resp.StatusCode, fmt.Errorf("the receiver answered %d", resp.StatusCode)
 	}

@@ -125,7 +125,7 @@ func deadTask(info *asynq.TaskInfo) DeadTask {
 	var p struct {
 		JobID string `json:"jobId"`
 	}
-	json.Unmarshal(info.Payload, &p)
+	_ = json.Unmarshal(info.Payload, &p) // a payload that names no job leaves JobID empty, which the list shows as such
 	return DeadTask{ID: info.ID, Queue: info.Queue, Type: info.Type, JobID: p.JobID, LastErr: info.LastErr,
 		LastFailedAt: info.LastFailedAt, Retried: info.Retried, State: info.State.String()}
 }

@@ -96,7 +96,7 @@ func Backoff(n int, base, ceiling time.Duration) time.Duration {
 	if d <= 0 || d > ceiling {
 		d = ceiling
 	}
-	return d + rand.N(d/10+1)
+	return d + rand.N(d/10+1) // #nosec G404 -- jitter only spreads retries apart; nothing depends on guessing it
 }
 
 // asynqLogger sends Asynq's own logs through slog.

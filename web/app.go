@@ -77,11 +77,11 @@ func openApp(ctx context.Context, e env, withRedis bool) (*app, error) {
 	}
 	// Where dashboard admins' local repositories live; see codehost.Policy.
 	if err := os.MkdirAll(cfg.LocalRepos, 0o750); err != nil {
-		a.db.Close()
+		_ = a.db.Close() // the folder's error is the one to report
 		return nil, &exitError{code: 1, msg: fmt.Sprintf("cannot create FOLIO_LOCAL_REPOS=%s: %v", cfg.LocalRepos, err)}
 	}
 	if _, err := a.db.Migrate(ctx); err != nil {
-		a.db.Close()
+		_ = a.db.Close() // the migration's error is the one to report
 		return nil, &exitError{code: 1, msg: err.Error()}
 	}
 	if a.hosts, err = a.codeHosts(); err != nil {
@@ -149,12 +149,16 @@ func (a *app) Close() {
 		a.jobs.EndStreams()
 	}
 	if a.queue != nil {
-		a.queue.Close()
+		_ = a.queue.Close() // asynq's client and inspector share a.rdb, closed next; their Close only says it cannot close a shared connection
 	}
 	if a.rdb != nil {
-		a.rdb.Close()
+		if err := a.rdb.Close(); err != nil {
+			a.log.Warn("closing the Redis client", "err", err)
+		}
 	}
-	a.db.Close()
+	if err := a.db.Close(); err != nil {
+		a.log.Warn("closing the database", "err", err)
+	}
 }
 
 // redisPinger adapts the Redis client to api.Pinger.
@@ -180,7 +184,7 @@ func (a *app) writeGitHooks() error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot create %s: %v", dir, err)}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(internalapi.PreReceiveHook), 0o750); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "pre-receive"), []byte(internalapi.PreReceiveHook), 0o750); err != nil { // #nosec G306 -- git runs the hook, so it must be executable; it holds no secret
 		return &exitError{code: 1, msg: fmt.Sprintf("cannot write the git hook in %s: %v", dir, err)}
 	}
 	return nil

@@ -34,7 +34,7 @@ func (a *app) startMetrics(ctx context.Context, jobs bool) (stop func(), err err
 	}
 	closeInspector := func() {
 		if inspector != nil {
-			inspector.Close()
+			_ = inspector.Close() // it shares a.rdb, which app.Close closes; its Close only says it cannot close a shared connection
 		}
 	}
 	metrics.KnownModel(a.cfg.ModelProvider, a.cfg.Model)
@@ -58,7 +58,9 @@ func (a *app) startMetrics(ctx context.Context, jobs bool) (stop func(), err err
 	return func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
+		if err := srv.Shutdown(sctx); err != nil {
+			a.log.Warn("the metrics listener did not stop within 5s", "err", err)
+		}
 		closeInspector()
 	}, nil
 }

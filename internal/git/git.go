@@ -16,7 +16,7 @@ import (
 // variables (for example credentials as GIT_CONFIG_* pairs, which keeps them
 // out of the process list); they are never part of the error.
 func Run(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd := exec.CommandContext(ctx, "git", args...) // #nosec G204 -- git itself, no shell; each user value is one argument: a ref refused if it starts with -, or behind refs/heads/ or an option that takes it (--branch, -m)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
 		"GIT_TERMINAL_PROMPT=0",

@@ -21,7 +21,7 @@ func Git(t testing.TB, dir string, args ...string) string {
 
 // gitCommand is git in dir with Git's identity and environment.
 func gitCommand(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
+	cmd := exec.Command("git", args...) // #nosec G204 G702 -- tests' own git commands, run without a shell
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
 	return cmd
@@ -32,10 +32,10 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil { // #nosec G301 -- a test's repository in its temporary folder, as a checkout's would be
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil { // #nosec G306 -- a test's docs page in its temporary folder, as a checkout's would be
 			t.Fatal(err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/cgi"
+	"net/http/cgi" // #nosec G504 -- the fake GitHub runs git http-backend as a CGI child, as Folio does; httpoxy hit Go CGI children
 	"net/http/httptest"
 	"net/url"
 	"os/exec"
@@ -206,7 +206,7 @@ func (g *FakeGitHub) api() http.Handler {
 			writeGitHubJSON(w, http.StatusOK, g.pullJSON(p))
 		case p.Merged:
 			w.Header().Set("Content-Type", "application/vnd.github.v3.diff; charset=utf-8")
-			io.WriteString(w, p.mergedDiff)
+			_, _ = io.WriteString(w, p.mergedDiff) // the test's client reads it; a failed write fails that test
 		default:
 			g.writeDiff(w, r, p.Base, p.Head)
 		}
@@ -389,7 +389,7 @@ func (g *FakeGitHub) record(r *http.Request) {
 	raw, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(raw))
 	var body map[string]any
-	json.Unmarshal(raw, &body)
+	_ = json.Unmarshal(raw, &body) // a body that is not JSON is recorded as none; tests check the bodies they expect
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.requests = append(g.requests, FakeRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Accept: r.Header.Get("Accept"), Body: body})
@@ -469,7 +469,7 @@ func (g *FakeGitHub) writeDiff(w http.ResponseWriter, r *http.Request, base, hea
 		return
 	}
 	w.Header().Set("Content-Type", "application/vnd.github.v3.diff; charset=utf-8")
-	io.WriteString(w, diff)
+	_, _ = io.WriteString(w, diff) // #nosec G705 -- a diff sent as GitHub's diff type to the tests' client, never a browser
 }
 
 // tip is the commit branch points at, if the branch exists.
@@ -506,7 +506,7 @@ func decodeGitHubJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 func writeGitHubJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	_ = json.NewEncoder(w).Encode(v) // the test's client reads it; a failed write fails that test
 }
 
 // writeGitHubError answers as GitHub refuses: a message, and for a

@@ -79,6 +79,7 @@ func NewModelServer(t testing.TB, reply func([]ChatMessage) ModelReply) *ModelSe
 	if reply == nil {
 		reply = NotesWriter
 	}
+	// #nosec G101 -- the test server's own made-up key
 	m := &ModelServer{APIKey: "sk-test-folio", Reply: reply, Models: []string{"test-model", "gpt-test-large"}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
@@ -100,7 +101,7 @@ func NewModelServer(t testing.TB, reply func([]ChatMessage) ModelReply) *ModelSe
 			data = append(data, map[string]any{"id": id, "object": "model", "created": 1700000000, "owned_by": "folio-test"})
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+		_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data}) // the test's client reads it; a failed write fails that test
 	})
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+m.APIKey {
@@ -134,7 +135,7 @@ func NewModelServer(t testing.TB, reply func([]ChatMessage) ModelReply) *ModelSe
 			msg["tool_calls"], msg["content"], finish = calls, nil, "tool_calls"
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
+		_ = json.NewEncoder(w).Encode(map[string]any{ // the test's client reads it; a failed write fails that test
 			"id": fmt.Sprintf("chatcmpl-%d", n), "object": "chat.completion", "created": 1700000000, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}},
 			"usage":   map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},

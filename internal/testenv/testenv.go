@@ -56,6 +56,7 @@ func StartRedis() (*Redis, error) {
 	for i := 1; i < redisDatabases; i++ {
 		r.free <- i
 	}
+	// #nosec G204 -- redis-server from PATH, with the test's own arguments and no shell
 	r.cmd = exec.Command(bin, "--port", fmt.Sprint(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir,
 		"--databases", strconv.Itoa(redisDatabases))
 	out, err := r.cmd.StdoutPipe()
@@ -90,7 +91,7 @@ func StartRedis() (*Redis, error) {
 func (r *Redis) Client(t testing.TB) *redis.Client {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: r.Addr})
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() }) // the test is over; its connections go with the server
 	return c
 }
 
@@ -128,7 +129,7 @@ func (r *Redis) DB(t testing.TB) *RedisDB {
 func (d *RedisDB) Client(t testing.TB) *redis.Client {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: d.Addr, DB: d.Index})
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() }) // the test is over; its connections go with the server
 	return c
 }
 
@@ -145,10 +146,10 @@ func (r *Redis) Flush(t testing.TB) {
 // Stop ends the server and removes its directory.
 func (r *Redis) Stop() {
 	if r.cmd != nil && r.cmd.Process != nil {
-		r.cmd.Process.Kill()
-		r.cmd.Wait()
+		_ = r.cmd.Process.Kill() // it may have exited already, which is as good
+		_ = r.cmd.Wait()         // reaps it; its exit status after a kill says nothing
 	}
-	os.RemoveAll(r.dir)
+	_ = os.RemoveAll(r.dir) // a temporary folder; the system's cleaning takes what is left
 }
 
 // NewDB opens a migrated SQLite file in the test's temporary directory.
@@ -158,7 +159,7 @@ func NewDB(t testing.TB) *db.DB {
 	if err != nil {
 		t.Fatalf("open db: %v", err)
 	}
-	t.Cleanup(func() { d.Close() })
+	t.Cleanup(func() { _ = d.Close() }) // the test is over and its folder is removed next
 	if _, err := d.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
