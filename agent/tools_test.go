@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,6 +129,43 @@ func callJSON(c *checkout, name, args string) (string, error) {
 	return c.call(name, json.RawMessage(args))
 }
 
+// toolCase is a call of a tool, by its arguments, and what its result (or
+// its refusal) must say.
+type toolCase struct {
+	args    string
+	want    []string // in this order
+	notWant []string
+	wantErr bool
+}
+
+func checkToolCases(t *testing.T, c *checkout, tool string, cases []toolCase) {
+	t.Helper()
+	for _, tc := range cases {
+		out, err := callJSON(c, tool, tc.args)
+		if err != nil {
+			out = err.Error()
+		}
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s(%s) = %q, error %v; want error %v", tool, tc.args, excerptText(out, 600), err, tc.wantErr)
+			continue
+		}
+		rest := out
+		for _, w := range tc.want {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%s(%s) lacks %q (in order):\n%s", tool, tc.args, w, out)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		for _, nw := range tc.notWant {
+			if strings.Contains(out, nw) {
+				t.Errorf("%s(%s) shows %q:\n%s", tool, tc.args, nw, out)
+			}
+		}
+	}
+}
+
 // read_file shows numbered lines, a window of them at a time, and says
 // what it left out and how to read on.
 func TestReadFileWindows(t *testing.T) {
@@ -147,17 +183,8 @@ func TestReadFileWindows(t *testing.T) {
 		"bin.png":   "\x89PNG\x00\x00",
 		"nonl.mdx":  "one\ntwo",
 	}
-	for name, content := range files {
-		if err := c.root.WriteFile(name, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cases := []struct {
-		args    string
-		want    []string // in this order
-		notWant []string
-		wantErr bool
-	}{
+	testenv.WriteFiles(t, c.dir, files)
+	checkToolCases(t, c, "read_file", []toolCase{
 		{args: `{"path":"docs/a.mdx"}`, want: []string{"     1\t---\n", "     4\thello world\n"}, notWant: []string{"showed"}},
 		{args: `{"path":"long.mdx"}`, want: []string{"     1\tline 1\n", "   400\tline 400\n", "… showed lines 1–400 of 1000; read on with offset 401"}, notWant: []string{"line 401", "\r"}},
 		{args: `{"path":"long.mdx","offset":990}`, want: []string{"   990\tline 990\n", "  1000\tline 1000\n", "… showed lines 990–1000 of 1000\n"}, notWant: []string{"line 989\n", "read on"}},
@@ -171,31 +198,7 @@ func TestReadFileWindows(t *testing.T) {
 		{args: `{"path":"long.mdx","offset":0}`, want: []string{"lines count from 1"}, wantErr: true},
 		{args: `{"path":"long.mdx","limit":0}`, want: []string{"limit 0 shows nothing"}, wantErr: true},
 		{args: `{"path":"bin.png"}`, want: []string{"binary file"}, wantErr: true},
-	}
-	for _, tc := range cases {
-		out, err := callJSON(c, "read_file", tc.args)
-		if err != nil {
-			out = err.Error()
-		}
-		if (err != nil) != tc.wantErr {
-			t.Errorf("read_file(%s) error = %v, want error %v", tc.args, err, tc.wantErr)
-			continue
-		}
-		rest := out
-		for _, w := range tc.want {
-			i := strings.Index(rest, w)
-			if i < 0 {
-				t.Errorf("read_file(%s) lacks %q (in order):\n%s", tc.args, w, excerptText(out, 600))
-				break
-			}
-			rest = rest[i+len(w):]
-		}
-		for _, nw := range tc.notWant {
-			if strings.Contains(out, nw) {
-				t.Errorf("read_file(%s) shows %q", tc.args, nw)
-			}
-		}
-	}
+	})
 	if out, _ := callJSON(c, "read_file", `{"path":"wide.mdx"}`); len(out) > maxReadBytes+200 {
 		t.Errorf("read_file returned %d bytes, over its cap of %d", len(out), maxReadBytes)
 	}
@@ -250,18 +253,8 @@ func TestSearchFiles(t *testing.T) {
 		"guides/many.mdx":       strings.Repeat("acme\n", 150),
 		"guides/shown-word.mdx": "shown\nshown\nplain\n",
 	}
-	for name, content := range files {
-		c.root.MkdirAll(path.Dir(name), 0o755)
-		if err := c.root.WriteFile(name, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cases := []struct {
-		args    string
-		want    []string // in this order
-		notWant []string
-		wantErr bool
-	}{
+	testenv.WriteFiles(t, c.dir, files)
+	checkToolCases(t, c, "search_files", []toolCase{
 		{args: `{"query":"ACME LOG","path":"guides/install.mdx"}`, want: []string{"guides/install.mdx:6: Then acme login.\n", "guides/install.mdx:10: acme logout ends it.\n", "2 matches in 1 files"}, notWant: []string{"--\n"}},
 		{args: `{"query":"acme log","path":"guides/install.mdx","context":1}`, want: []string{
 			"guides/install.mdx-5- Run `acme install`.\nguides/install.mdx:6: Then acme login.\nguides/install.mdx-7- \n--\nguides/install.mdx-9- \nguides/install.mdx:10: acme logout ends it.\n"}},
@@ -278,31 +271,7 @@ func TestSearchFiles(t *testing.T) {
 		{args: `{"query":"acme","context":11}`, want: []string{"context must be from 0 to 10 lines, not 11"}, wantErr: true},
 		{args: `{"query":"acme","path":"nowhere/**"}`, want: []string{"nowhere does not exist"}, wantErr: true},
 		{args: `{"query":"acme","path":"[bad"}`, want: []string{`path "[bad" is not a glob that can be read`}, wantErr: true},
-	}
-	for _, tc := range cases {
-		out, err := callJSON(c, "search_files", tc.args)
-		if err != nil {
-			out = err.Error()
-		}
-		if (err != nil) != tc.wantErr {
-			t.Errorf("search_files(%s) = %q, error %v; want error %v", tc.args, out, err, tc.wantErr)
-			continue
-		}
-		rest := out
-		for _, w := range tc.want {
-			i := strings.Index(rest, w)
-			if i < 0 {
-				t.Errorf("search_files(%s) lacks %q (in order):\n%s", tc.args, w, out)
-				break
-			}
-			rest = rest[i+len(w):]
-		}
-		for _, nw := range tc.notWant {
-			if strings.Contains(out, nw) {
-				t.Errorf("search_files(%s) shows %q:\n%s", tc.args, nw, out)
-			}
-		}
-	}
+	})
 }
 
 func TestMatchGlob(t *testing.T) {
