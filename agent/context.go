@@ -13,11 +13,12 @@ import (
 //   - Tool outputs are masked once they are no longer among the latest
 //     few. SWE-agent keeps the last 5 observations (18.0 % solved against
 //     15.0 % with the whole history, in its paper's ablation); JetBrains
-//     (2025) found that masking old observations halves the cost at the same
-//     solve rate. Folio keeps the latest 5 to 9: outputs are masked 5 at a
-//     time, so the conversation's prefix stays the same for 5 calls and a
-//     provider's prompt cache (Anthropic's breakpoints, OpenAI's own) keeps
-//     serving it in between. The arguments of a masked call (a page written
+//     Research ("The Complexity Trap", 2025) found that masking old
+//     observations halves the cost and matches summaries' solve rate. Folio
+//     keeps the latest 5 to 9: outputs are masked 5 at a time, so the
+//     conversation's prefix stays the same for 5 calls and a provider's
+//     prompt cache (Anthropic's breakpoints, OpenAI's own) keeps serving it
+//     in between. The arguments of a masked call (a page written
 //     whole) are masked with it. The model can always call the tool again.
 //   - The calls kept whole are also held to keptCallBytes together: a few
 //     large outputs do not fill the context. The latest call is never masked.
@@ -40,6 +41,9 @@ type contextLimits struct {
 	keep  int // tool outputs kept whole at least
 	batch int // masked this many at a time
 	bytes int // of the calls kept whole, together
+	// whole sends the conversation as recorded, nothing masked or
+	// compacted: what Folio did before, kept to measure against.
+	whole bool
 }
 
 var (
@@ -72,6 +76,9 @@ func turnStart(history []Message) int {
 // contextView is what a request carries of msgs, whose messages from start
 // on are the turn being run.
 func contextView(msgs []Message, start int, lim contextLimits) []Message {
+	if lim.whole {
+		return msgs
+	}
 	view := compactTurns(msgs[:start])
 	return append(view, maskOutputs(msgs[start:], lim)...)
 }

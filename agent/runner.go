@@ -77,6 +77,9 @@ type Agent struct {
 	cfg   Config
 	log   *slog.Logger
 	retry retryPolicy
+	// context is how much of the conversation a request carries whole
+	// (normalContext; tests measure the whole history against it).
+	context contextLimits
 }
 
 var _ Runner = (*Agent)(nil)
@@ -114,7 +117,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	a := &Agent{cfg: cfg, log: cfg.Log, retry: retryPolicy{Attempts: 6, Base: time.Second, Max: 2 * time.Minute}}
+	a := &Agent{cfg: cfg, log: cfg.Log, retry: retryPolicy{Attempts: 6, Base: time.Second, Max: 2 * time.Minute}, context: normalContext}
 	if cfg.RetryAttempts > 0 {
 		a.retry.Attempts = cfg.RetryAttempts
 	}
@@ -299,7 +302,7 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		return nil, nil, nil, err
 	}
 	rounds, reviewed := 0, false
-	limits := normalContext
+	limits := a.context
 	outputLimit := a.cfg.MaxOutputTokens
 	raised, warned := false, false
 	for {
