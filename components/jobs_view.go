@@ -298,5 +298,12 @@ func usage(j model.Job) string {
 	if j.Steps == 1 {
 		calls = "model call"
 	}
-	return fmt.Sprintf("%d %s, %s tokens", j.Steps, calls, num(int(j.Tokens)))
+	s := fmt.Sprintf("%d %s, %s tokens", j.Steps, calls, num(int(j.Tokens)))
+	if j.CachedTokens > 0 {
+		s += fmt.Sprintf(" (%s read from the prompt cache)", num(int(j.CachedTokens)))
+	}
+	if j.CostMicros != nil {
+		s += fmt.Sprintf(", $%.4f", float64(*j.CostMicros)/1e6)
+	}
+	return s
 }

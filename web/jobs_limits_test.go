@@ -85,6 +85,12 @@ func TestJobAtItsTokenCapEndsAsADraftPullRequest(t *testing.T) {
 		t.Fatalf("%d replies, warned %v; want 3 and a warning:\n%+v", replies, warned, msgs.Messages)
 	}
 
+	// The job page says it too.
+	_, page := s.get(t, s.signedIn(t), "/projects/"+s.project.ID+"/jobs/"+created.ID)
+	if !strings.Contains(page, "3 model calls, 360 tokens, $0.0012") || !strings.Contains(page, "The agent stopped before it finished") {
+		t.Errorf("the job page lacks its usage or the stop:\n%s", page)
+	}
+
 	// The cap is spent: a follow-up fails at once, the pull request kept.
 	calls := m.Calls()
 	s.expect(200, "POST", "/v2/agent/{p}/job/"+created.ID+"/message", `{"prompt":"Add an example."}`, nil)
