@@ -1,6 +1,7 @@
 package analytics
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -175,6 +176,53 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 			if !slices.EqualFunc(got, want, func(a, b ReferrerRow) bool { return compareReferrerRows(a, b) == 0 }) {
 				t.Fatalf("%s limit %d: %s, brute force %s", r.name, limit, rowsString(got), rowsString(want))
 			}
+		}
+		if r.path != "" {
+			continue
+		}
+		// The analytics page's channels: each channel's people counted once,
+		// however many of its sources they came from, and each AI
+		// assistant's by its name, whichever of its hosts.
+		views := in(from, to, "")
+		wantChannels := make([]ChannelRow, len(channelOrder))
+		for i, c := range channelOrder {
+			seen := map[int64]bool{}
+			wantChannels[i].Channel = c
+			for _, v := range views {
+				if v.referral.Channel == c {
+					wantChannels[i].Views++
+					seen[v.VisitorID] = true
+				}
+			}
+			wantChannels[i].Visitors = len(seen)
+		}
+		byName := map[string]map[int64]bool{}
+		viewsOf := map[string]int{}
+		for _, v := range views {
+			if v.referral.Channel == AIAssistant {
+				if byName[v.referral.Name] == nil {
+					byName[v.referral.Name] = map[int64]bool{}
+				}
+				byName[v.referral.Name][v.VisitorID] = true
+				viewsOf[v.referral.Name]++
+			}
+		}
+		wantAssistants := []AssistantRow{}
+		for name, visitors := range byName {
+			wantAssistants = append(wantAssistants, AssistantRow{Name: name, Views: viewsOf[name], Visitors: len(visitors)})
+		}
+		slices.SortFunc(wantAssistants, func(a, b AssistantRow) int {
+			return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Name, b.Name))
+		})
+		ch, err := s.Channels(ctx, project, Query{From: r.from, To: r.to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ch.Channels, wantChannels) || !slices.Equal(ch.Assistants, wantAssistants) {
+			t.Fatalf("%s: channels %+v %+v, brute force %+v %+v", r.name, ch.Channels, ch.Assistants, wantChannels, wantAssistants)
+		}
+		if r.name == "unbounded" && (len(wantAssistants) < 6 || wantAssistants[0].Name != "ChatGPT") {
+			t.Fatalf("the assistants in generated traffic are %+v; want ChatGPT (two hosts) first among six", wantAssistants)
 		}
 	}
 }

@@ -66,6 +66,9 @@ type ViewRecords interface {
 	// AnalyticsReferrerCounts counts human views from <= at < to by
 	// where they came from (only path's when path is not "").
 	AnalyticsReferrerCounts(ctx context.Context, siteID, from, to int64, path string) ([]model.ReferrerCount, error)
+	// AnalyticsChannelCounts counts human views from <= at < to by
+	// channel, and by AI assistant.
+	AnalyticsChannelCounts(ctx context.Context, siteID, from, to int64) ([]model.ChannelCount, error)
 }
 
 // DrainRecords hold a project's log-drain settings.

@@ -27,6 +27,7 @@ type AnalyticsView struct {
 	Views    ViewCounts     // page views by class
 	Buckets  []Bucket       // the chart's bars, by Range.Unit
 	Previous *VisitorCounts // the previous period's totals, for ranges that have one
+	Channels ChannelsView   // where people came from, loaded after the page
 	Offset   int
 	Limit    int
 

@@ -82,3 +82,36 @@ func (d *DB) AnalyticsReferrerCounts(ctx context.Context, siteID, from, to int64
 	}
 	return out, nil
 }
+
+// AnalyticsChannelCounts counts a site's human views at from <= at < to
+// by channel ("" for direct), and the distinct visitors among them; and
+// the same for each AI assistant, by the list's name for it (which may
+// have several hosts: chatgpt.com and chat.openai.com are ChatGPT).
+func (d *DB) AnalyticsChannelCounts(ctx context.Context, siteID, from, to int64) ([]ChannelCount, error) {
+	rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsChannelCounts */
+		SELECT coalesce(r.channel, ''), '', count(*), count(DISTINCT v.visitor_id)
+		FROM analytics_views v LEFT JOIN analytics_referrers r ON r.id = v.referrer_id
+		WHERE v.site_id = ? AND v.class = 0 AND v.at >= ? AND v.at < ?
+		GROUP BY coalesce(r.channel, '')
+		UNION ALL
+		SELECT r.channel, r.name, count(*), count(DISTINCT v.visitor_id)
+		FROM analytics_views v JOIN analytics_referrers r ON r.id = v.referrer_id
+		WHERE v.site_id = ? AND v.class = 0 AND v.at >= ? AND v.at < ? AND r.channel = 'aiAssistant'
+		GROUP BY r.name`, siteID, from, to, siteID, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to count views by channel: %w", err)
+	}
+	defer rows.Close()
+	var out []ChannelCount
+	for rows.Next() {
+		var c ChannelCount
+		if err := rows.Scan(&c.Channel, &c.Name, &c.Views, &c.Visitors); err != nil {
+			return nil, fmt.Errorf("db: unable to count views by channel: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: unable to count views by channel: %w", err)
+	}
+	return out, nil
+}

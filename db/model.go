@@ -7,6 +7,7 @@ import "github.com/folio-docs/folio/model"
 type (
 	APIKey           = model.APIKey
 	AgentCount       = model.AgentCount
+	ChannelCount     = model.ChannelCount
 	EventBatch       = model.EventBatch
 	FeedbackFilter   = model.FeedbackFilter
 	FeedbackKey      = model.FeedbackKey

@@ -85,3 +85,12 @@ type ReferrerCount struct {
 	Views    int
 	Visitors int // distinct visitor ids among its views
 }
+
+// ChannelCount is people's views and distinct visitors of one channel in a
+// range, or of one of its sources' names (db's AnalyticsChannelCounts).
+type ChannelCount struct {
+	Channel  string // "" for direct
+	Name     string // "" for the channel as a whole
+	Views    int
+	Visitors int
+}

@@ -19,6 +19,7 @@ type AnalyticsReporter interface {
 	FirstView(ctx context.Context, projectID string) (time.Time, bool, error)
 	Agents(ctx context.Context, projectID string, q analytics.Query, path string) (analytics.Agents, error)
 	AgentPages(ctx context.Context, projectID string, q analytics.Query, name string, c analytics.Class) (analytics.AgentPages, error)
+	Channels(ctx context.Context, projectID string, q analytics.Query) (analytics.ChannelReport, error)
 }
 
 // analyticsPageRows is the table's page size when the link names none.
@@ -75,6 +76,11 @@ func (d *Dashboard) Analytics(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Range = AnalyticsRange(get, &rng, now)
+	v.Channels = components.ChannelsView{URL: "/projects/" + p.ID + "/analytics?" + v.Range.Parameters.Encode()}
+	if r.Header.Get("HX-Target") == "channels" {
+		d.analyticsChannels(w, r, p.ID, rng.Query, v.Channels.URL)
+		return
+	}
 	q := rng.Query
 	q.Limit, q.Offset = page.Limit, page.Offset
 	rep, err := d.analytics.Report(r.Context(), p.ID, q, rng.Unit, !rng.All)
