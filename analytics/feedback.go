@@ -159,36 +159,36 @@ type FeedbackExport struct {
 // Feedback answers the feedback export (CONTRACT §3).
 func (s *Service) Feedback(ctx context.Context, projectID string, q FeedbackQuery) (FeedbackExport, error) {
 	out := FeedbackExport{Feedback: []FeedbackRow{}}
-	list, more, err := s.FeedbackList(ctx, projectID, q)
+	list, next, err := s.FeedbackList(ctx, projectID, q)
 	if err != nil {
 		return out, err
 	}
 	for _, f := range list {
 		out.Feedback = append(out.Feedback, FeedbackRowOf(f))
 	}
-	if more {
-		last := list[len(list)-1]
-		out.NextCursor, out.HasMore = keyCursor(model.FeedbackKey{At: last.CreatedAt.UnixMilli(), ID: last.ID}), true
-	}
+	out.NextCursor, out.HasMore = next, next != nil
 	return out, nil
 }
 
-// FeedbackList is a page of the feedback q picks, newest first, and
-// whether more follows: the feedback export's, and the dashboard's.
-func (s *Service) FeedbackList(ctx context.Context, projectID string, q FeedbackQuery) ([]model.Feedback, bool, error) {
+// FeedbackList is a page of the feedback q picks, newest first, and the
+// next page's cursor (nil on the last): the feedback export's, and the
+// dashboard's.
+func (s *Service) FeedbackList(ctx context.Context, projectID string, q FeedbackQuery) ([]model.Feedback, *string, error) {
 	st, err := s.site(ctx, projectID, false)
 	if err != nil || st == nil {
-		return nil, false, err
+		return nil, nil, err
 	}
 	f := q.filter()
 	if f.From >= f.To {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	list, err := s.db.FeedbackList(ctx, st.id, f, q.After, q.Limit+1)
 	if err != nil || len(list) <= q.Limit {
-		return list, false, err
+		return list, nil, err
 	}
-	return list[:q.Limit], true, nil
+	list = list[:q.Limit]
+	last := list[len(list)-1]
+	return list, keyCursor(model.FeedbackKey{At: last.CreatedAt.UnixMilli(), ID: last.ID}), nil
 }
 
 // FeedbackPageRow is one page's feedback in the by-page export: ratings
@@ -247,17 +247,17 @@ func (s *Service) FeedbackStatusCounts(ctx context.Context, projectID string, q 
 }
 
 // SetFeedbackStatus moves one of a project's feedback to status (an
-// admin's review), or is model.ErrFeedbackNotFound.
-func (s *Service) SetFeedbackStatus(ctx context.Context, projectID, id string, status model.FeedbackStatus) error {
+// admin's review) and returns it, or is model.ErrFeedbackNotFound.
+func (s *Service) SetFeedbackStatus(ctx context.Context, projectID, id string, status model.FeedbackStatus) (model.Feedback, error) {
 	if !status.Valid() {
-		return model.Invalid("status", "Choose a status: pending, in_progress, resolved or dismissed.")
+		return model.Feedback{}, model.Invalid("status", "Choose a status: pending, in_progress, resolved or dismissed.")
 	}
 	st, err := s.site(ctx, projectID, false)
 	if err != nil {
-		return err
+		return model.Feedback{}, err
 	}
 	if st == nil {
-		return model.ErrFeedbackNotFound
+		return model.Feedback{}, model.ErrFeedbackNotFound
 	}
 	return s.db.SetFeedbackStatus(ctx, st.id, id, status, time.Now())
 }

@@ -100,7 +100,7 @@ type InteractionRecords interface {
 	// FeedbackStatusCounts counts the feedback f picks (statuses aside)
 	// by status.
 	FeedbackStatusCounts(ctx context.Context, siteID int64, f model.FeedbackFilter) (map[model.FeedbackStatus]int, error)
-	// SetFeedbackStatus moves one feedback to status at a time, or is
-	// model.ErrFeedbackNotFound.
-	SetFeedbackStatus(ctx context.Context, siteID int64, id string, status model.FeedbackStatus, at time.Time) error
+	// SetFeedbackStatus moves one feedback to status at a time and returns
+	// it, or is model.ErrFeedbackNotFound.
+	SetFeedbackStatus(ctx context.Context, siteID int64, id string, status model.FeedbackStatus, at time.Time) (model.Feedback, error)
 }

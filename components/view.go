@@ -17,7 +17,7 @@ type Shell struct {
 	Title   string
 	User    string // the signed-in admin's email; empty when signed out
 	Project *model.Project
-	Tab     string // settings, keys, jobs or analytics
+	Tab     string // settings, keys, jobs, analytics or feedback
 	Flash   string
 }
 

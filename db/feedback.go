@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -104,16 +105,22 @@ func (d *DB) FeedbackStatusCounts(ctx context.Context, siteID int64, f FeedbackF
 	return out, nil
 }
 
-// SetFeedbackStatus moves one of a site's feedback to status, or says
-// model.ErrFeedbackNotFound.
-func (d *DB) SetFeedbackStatus(ctx context.Context, siteID int64, id string, status model.FeedbackStatus, at time.Time) error {
-	res, err := d.w.ExecContext(ctx, `/* DB.SetFeedbackStatus */
-		UPDATE analytics_feedback SET status = ?, status_at = ? WHERE site_id = ? AND id = ?`, string(status), millis(at), siteID, id)
-	if err != nil {
-		return fmt.Errorf("db: unable to set the status of feedback %s: %w", id, err)
+// SetFeedbackStatus moves one of a site's feedback to status and returns
+// it as it now is, or says model.ErrFeedbackNotFound.
+func (d *DB) SetFeedbackStatus(ctx context.Context, siteID int64, id string, status model.FeedbackStatus, at time.Time) (model.Feedback, error) {
+	var f model.Feedback
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		f, err = scanFeedback(tx.QueryRowContext(ctx, `/* DB.SetFeedbackStatus */
+			UPDATE analytics_feedback SET status = ?, status_at = ? WHERE site_id = ? AND id = ?
+			RETURNING id, at, path, source, helpful, comment, contact, code, filename, lang, status, status_at`, string(status), millis(at), siteID, id))
+		return err
+	})
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return f, model.ErrFeedbackNotFound
+	case err != nil:
+		return f, fmt.Errorf("db: unable to set the status of feedback %s: %w", id, err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return model.ErrFeedbackNotFound
-	}
-	return nil
+	return f, nil
 }

@@ -90,10 +90,10 @@ func TestFeedbackListFilterAndPages(t *testing.T) {
 	if _, _, err := d.InsertPageViewsOnce(ctx, site, db.NewAnalyticsDict(), nil, &db.Interactions{Feedback: fb}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.SetFeedbackStatus(ctx, site, "f1", model.FeedbackResolved, time.UnixMilli(5000)); err != nil {
-		t.Fatal(err)
+	if f, err := d.SetFeedbackStatus(ctx, site, "f1", model.FeedbackResolved, time.UnixMilli(5000)); err != nil || f.ID != "f1" || f.Status != model.FeedbackResolved || f.Comment != "c" {
+		t.Fatalf("set f1's status: %+v, %v", f, err)
 	}
-	if err := d.SetFeedbackStatus(ctx, site, "nope", model.FeedbackResolved, time.Now()); !errors.Is(err, model.ErrFeedbackNotFound) {
+	if _, err := d.SetFeedbackStatus(ctx, site, "nope", model.FeedbackResolved, time.Now()); !errors.Is(err, model.ErrFeedbackNotFound) {
 		t.Errorf("status of unknown feedback: %v, want ErrFeedbackNotFound", err)
 	}
 	ids := func(list []model.Feedback) string {

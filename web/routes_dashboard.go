@@ -46,7 +46,7 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 		Attempts: httpx.NewSignInLimiter(signInFailures, signInWindow),
 		Accounts: a.accounts, DefaultModel: a.cfg.Model, Log: a.log,
 		Analytics: a.analytics, BaseURL: a.cfg.BaseURL,
-		Projects: a.adminProjects, Invites: a.invitations, Drains: a.analytics,
+		Projects: a.adminProjects, Invites: a.invitations, Drains: a.analytics, Feedback: a.analytics,
 		EventKeepAlive: a.cfg.EventKeepAlive,
 	})
 	r.PathPrefix("/static/").Handler(static.Handler()).Methods(http.MethodGet, http.MethodHead)
@@ -101,6 +101,9 @@ func (a *app) dashboardRoutes(r *mux.Router) {
 
 	// Analytics (CONTRACT §6): the range is in the query, so it is a link.
 	admin.HandleFunc("/projects/{id}/analytics", d.Analytics).Methods(get...)
+	// Feedback: readers' feedback and its review (CONTRACT §3).
+	admin.HandleFunc("/projects/{id}/feedback", d.Feedback).Methods(get...)
+	admin.HandleFunc("/projects/{id}/feedback/{feedbackId}/status", d.FeedbackStatus).Methods(http.MethodPost)
 
 	r.NotFoundHandler = d.NotFound(r.NotFoundHandler)
 }

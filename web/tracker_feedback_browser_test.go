@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/folio-docs/folio/analytics"
 )
@@ -171,4 +172,53 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// TestFeedbackPageInBrowser: an admin reviews feedback on the dashboard's
+// Feedback page with the keyboard: a status chosen and saved is swapped in
+// place by htmx, the focus stays on Save and the status line says what
+// changed; the page is axe-core clean at desktop and phone widths.
+func TestFeedbackPageInBrowser(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.signedIn(t)
+	ids := s.withFeedback(t, feedbackEvents...)
+	keys := ids[1]
+	ctx := newBrowser(t)
+	dir := screenshotDir(t)
+	s.signInBrowser(t, ctx, "ada@example.com")
+	do(t, ctx, "open the Feedback tab", chromedp.Navigate(s.URL+"/projects/"+s.project.ID),
+		chromedp.Click(chromedp.CSS(`.tabs a[href$="/feedback"]`)), chromedp.WaitVisible(chromedp.ID("feedback-list")))
+	axeClean(t, ctx, "feedback page")
+	shoot(t, ctx, dir, "63-feedback-page")
+
+	do(t, ctx, "choose In progress with the keyboard and save",
+		chromedp.Focus(chromedp.ID("status-"+keys)), chromedp.KeyEvent(kb.ArrowDown), chromedp.KeyEvent("\t"), chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(chromedp.CSS(`#feedback-`+keys+`[data-status=in_progress]`)))
+	eval := func(expr string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		return v
+	}
+	waitFor(t, 5*time.Second, "the status line", func() bool {
+		return eval(`document.getElementById("feedback-live").textContent`) == "Feedback on /docs/keys is now In progress."
+	})
+	if got := eval(`document.activeElement.id`); got != "save-"+keys {
+		t.Errorf("after saving the focus is on %q, want save-%s", got, keys)
+	}
+	if got := eval(`location.pathname`); got != "/projects/"+s.project.ID+"/feedback" {
+		t.Errorf("saving moved the page to %s", got)
+	}
+	axeClean(t, ctx, "feedback page (status saved)")
+	do(t, ctx, "filter: in progress", chromedp.Click(chromedp.CSS(`a[data-status=in_progress]`)), chromedp.WaitVisible(chromedp.CSS(`.preset.active[data-status=in_progress]`)))
+	if n := eval(`String(document.querySelectorAll(".feedback-item").length)`); n != "1" {
+		t.Errorf("in progress lists %s feedback, want 1", n)
+	}
+	do(t, ctx, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(s.URL+"/projects/"+s.project.ID+"/feedback"),
+		chromedp.WaitVisible(chromedp.ID("feedback-list")))
+	axeClean(t, ctx, "feedback page (phone)")
+	shoot(t, ctx, dir, "64-feedback-page-phone")
 }

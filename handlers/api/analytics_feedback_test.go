@@ -260,7 +260,7 @@ func TestAnalyticsFeedbackExports(t *testing.T) {
 	}
 	// An admin resolves the contextual feedback of 11:00.
 	site, _ := s.db.AnalyticsSiteID(context.Background(), s.project)
-	if err := s.db.SetFeedbackStatus(context.Background(), site, ids["1"], "resolved", time.Now()); err != nil {
+	if _, err := s.db.SetFeedbackStatus(context.Background(), site, ids["1"], "resolved", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ path, want string }{

@@ -85,6 +85,7 @@ type Dashboard struct {
 	addressAttempts *httpx.SignInLimiter
 	invites         InvitationService
 	drains          DrainSettings
+	feedback        FeedbackReview
 	eventKeepAlive  time.Duration // of the job pages' event streams
 }
 
@@ -103,6 +104,7 @@ type Config struct {
 	Projects     ProjectService
 	Invites      InvitationService
 	Drains       DrainSettings
+	Feedback     FeedbackReview
 	// EventKeepAlive is how often a job page's event stream says it is
 	// alive (DefaultKeepAlive if zero).
 	EventKeepAlive time.Duration
@@ -112,7 +114,7 @@ type Config struct {
 func New(c Config) *Dashboard {
 	d := &Dashboard{store: c.Store, keys: c.Keys, jobs: c.Jobs, sessions: c.Sessions, attempts: c.Attempts,
 		accounts: c.Accounts, defaultModel: c.DefaultModel, log: c.Log, csrf: http.NewCrossOriginProtection(),
-		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, projects: c.Projects, drains: c.Drains, eventKeepAlive: c.EventKeepAlive}
+		analytics: c.Analytics, baseURL: c.BaseURL, invites: c.Invites, projects: c.Projects, drains: c.Drains, feedback: c.Feedback, eventKeepAlive: c.EventKeepAlive}
 	if d.eventKeepAlive <= 0 {
 		d.eventKeepAlive = httpx.DefaultKeepAlive
 	}
