@@ -17,7 +17,7 @@ type Price struct {
 
 // ParsePrices reads prices as FOLIO_MODEL_PRICES gives them: entries
 // "model=input/output/cached" or "model=input/output/cached/cache-write"
-// (the order of the task suite's FOLIO_EVAL_PRICE), separated by commas or
+// separated by commas or
 // semicolons, in dollars per million tokens. Without a cache-write price,
 // writing to the cache costs what input does (OpenAI charges nothing more;
 // Anthropic 1.25 times input, which is then given).
@@ -56,6 +56,9 @@ func ParsePrices(s string) (map[string]Price, error) {
 	}
 	return prices, nil
 }
+
+// Dollars is what u cost at p.
+func (p Price) Dollars(u Usage) float64 { return float64(p.micros(u)) / 1e6 }
 
 // micros is what u cost at p, in millionths of a dollar.
 func (p Price) micros(u Usage) int64 {

@@ -10,6 +10,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"sync"
+
+	"github.com/folio-docs/folio/agent"
 )
 
 // meter stands between the agent and the model's endpoint and reads the
@@ -17,7 +19,7 @@ import (
 // provider, without trusting the agent's own count.
 type meter struct {
 	srv   *httptest.Server
-	price Price
+	price *agent.Price
 	mu    sync.Mutex
 	usage Usage
 }
@@ -97,11 +99,8 @@ func (m *meter) Usage() Usage {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u := m.usage
-	p := m.price
-	if p != (Price{}) {
-		fresh := u.Input - u.CacheRead - u.CacheWrite
-		u.Cost = (float64(fresh)*p.Input + float64(u.CacheRead)*p.CacheRead +
-			float64(u.CacheWrite)*p.CacheWrite + float64(u.Output)*p.Output) / 1e6
+	if m.price != nil {
+		u.Cost = m.price.Dollars(agent.Usage{Input: u.Input, Cached: u.CacheRead, CacheWrite: u.CacheWrite, Output: u.Output})
 		u.CostKnown = true
 	}
 	return u

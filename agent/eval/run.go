@@ -25,13 +25,10 @@ type Model struct {
 	BaseURL  string
 	APIKey   string
 	Name     string
-	// Price is dollars per million tokens; zero means unknown, and no
-	// cost is reported.
-	Price Price
+	// Price is what the model costs, as FOLIO_MODEL_PRICES gives it; nil
+	// when unknown, and no cost is reported.
+	Price *agent.Price
 }
-
-// Price is what a model charges, in dollars per million tokens.
-type Price struct{ Input, Output, CacheRead, CacheWrite float64 }
 
 // Options tune a suite run.
 type Options struct {

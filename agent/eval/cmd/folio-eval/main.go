@@ -7,7 +7,7 @@
 //	FOLIO_MODEL           the model's name (required)
 //	FOLIO_OPENAI_BASE_URL, FOLIO_OPENAI_API_KEY
 //	FOLIO_ANTHROPIC_BASE_URL, FOLIO_ANTHROPIC_API_KEY
-//	FOLIO_EVAL_PRICE      dollars per million tokens: input,output[,cache read,cache write]
+//	FOLIO_MODEL_PRICES    model=input/output/cached[/cache-write], dollars per million tokens
 //
 // With -policy solver|idle|wrong a scripted stand-in replaces the model: it
 // checks the suite and its grading, and measures nothing about a model.
@@ -20,10 +20,10 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/folio-docs/folio/agent"
 	"github.com/folio-docs/folio/agent/eval"
 )
 
@@ -114,31 +114,14 @@ func modelFromEnv() (eval.Model, error) {
 	if m.Name == "" {
 		return m, fmt.Errorf("FOLIO_MODEL is not set: name the model to evaluate (or use -policy for a scripted run)")
 	}
-	if p := os.Getenv("FOLIO_EVAL_PRICE"); p != "" {
-		var err error
-		if m.Price, err = parsePrice(p); err != nil {
-			return m, fmt.Errorf("FOLIO_EVAL_PRICE=%q: %w", p, err)
-		}
+	prices, err := agent.ParsePrices(os.Getenv("FOLIO_MODEL_PRICES"))
+	if err != nil {
+		return m, fmt.Errorf("FOLIO_MODEL_PRICES: %w", err)
+	}
+	if p, ok := prices[m.Name]; ok {
+		m.Price = &p
 	}
 	return m, nil
-}
-
-// parsePrice reads "input,output[,cache read,cache write]" in dollars per
-// million tokens.
-func parsePrice(s string) (eval.Price, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 && len(parts) != 4 {
-		return eval.Price{}, fmt.Errorf("want input,output or input,output,cache read,cache write in dollars per million tokens")
-	}
-	var f [4]float64
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil || v < 0 {
-			return eval.Price{}, fmt.Errorf("%q is not a price", p)
-		}
-		f[i] = v
-	}
-	return eval.Price{Input: f[0], Output: f[1], CacheRead: f[2], CacheWrite: f[3]}, nil
 }
 
 func env(k, def string) string {
