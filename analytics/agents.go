@@ -3,10 +3,13 @@ package analytics
 import (
 	"cmp"
 	"context"
+	"math/bits"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // AgentRow is one agent's line of the agents export (CONTRACT §3): its
@@ -116,17 +119,58 @@ func (s *Service) AgentPages(ctx context.Context, projectID string, q Query, nam
 
 // agentCounts (x.mu held for reading) counts each agent's views and
 // distinct visitors in [from, to), by class, over every path or the one
-// called path: a pass over the views of the classes but Human, shared
-// among the cores.
+// called path. The whole days of a range come from the agents' days and
+// months (agents_days.go), the part-days at either end, one path's views
+// and a range within a day from a pass over the views.
 func (x *index) agentCounts(from, to int64, path string) []AgentRow {
-	paths := x.pathsIn(from, to)
 	if path != "" {
 		pi := x.pathPosition(path)
 		if pi < 0 {
 			return []AgentRow{}
 		}
-		paths = []uint32{uint32(pi)}
+		return x.agentRows(x.agentTallies(from, to, []uint32{uint32(pi)}))
 	}
+	from, to = max(from, x.firstDay*msPerDay), min(to, x.endDay*msPerDay)
+	if from >= to {
+		return []AgentRow{}
+	}
+	first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay) // whole days [first, end)
+	if x.agentAgg == nil || first >= end {
+		return x.agentRows(x.agentTallies(from, to, x.pathsIn(from, to)))
+	}
+	views, visitors := map[agentKey]int{}, map[agentKey][]*roaring.Bitmap{}
+	x.agentsOfDays(first, end, views, visitors)
+	for _, r := range [][2]int64{{from, first * msPerDay}, {end * msPerDay, to}} {
+		if r[0] >= r[1] {
+			continue
+		}
+		t := x.agentTallies(r[0], r[1], x.pathsIn(r[0], r[1]))
+		for c := AI; c < numClasses; c++ {
+			for a := range t[c] {
+				if n := t[c][a].views; n > 0 {
+					k := agentKey{c, uint16(a)}
+					views[k] += n
+					visitors[k] = append(visitors[k], t[c][a].bitmap())
+				}
+			}
+		}
+	}
+	rows := make([]AgentRow, 0, len(views))
+	for k, n := range views {
+		bs := visitors[k]
+		u := bs[0]
+		if len(bs) > 1 {
+			u = roaring.FastOr(bs...)
+		}
+		rows = append(rows, agentRow(x.agents[k.agent], k.class, n, int(u.GetCardinality())))
+	}
+	return rows
+}
+
+// agentTallies (x.mu held for reading) counts each agent's views in
+// [from, to), by class and local id, and their visitors, over the paths
+// at the positions given (nil: every path), shared among the cores.
+func (x *index) agentTallies(from, to int64, paths []uint32) *[numClasses][]agentTally {
 	n := len(x.paths)
 	if paths != nil {
 		n = len(paths)
@@ -161,15 +205,24 @@ func (x *index) agentCounts(from, to int64, path string) []AgentRow {
 		}()
 	}
 	wg.Wait()
+	t := tallies[0]
+	for c := AI; c < numClasses; c++ {
+		for a := range t[c] {
+			for _, o := range tallies[1:] {
+				t[c][a].merge(&o[c][a], x.spaceOf(c))
+			}
+		}
+	}
+	return t
+}
+
+// agentRows are the export's rows of tallies.
+func (x *index) agentRows(t *[numClasses][]agentTally) []AgentRow {
 	rows := []AgentRow{}
 	for c := AI; c < numClasses; c++ {
-		for a := range x.agents {
-			t := &tallies[0][c][a]
-			for _, o := range tallies[1:] {
-				t.merge(&o[c][a], x.spaceOf(c))
-			}
-			if t.views > 0 {
-				rows = append(rows, agentRow(x.agents[a], c, t.views, t.count()))
+		for a := range t[c] {
+			if t[c][a].views > 0 {
+				rows = append(rows, agentRow(x.agents[a], c, t[c][a].views, t[c][a].count()))
 			}
 		}
 	}
@@ -287,6 +340,24 @@ func (t *agentTally) merge(o *agentTally, size int) {
 		return
 	}
 	t.ids = append(t.ids, o.ids...)
+}
+
+// bitmap is the visitors as a bitmap.
+func (t *agentTally) bitmap() *roaring.Bitmap {
+	if t.bits == nil {
+		ids := slices.Clone(t.ids)
+		slices.Sort(ids)
+		return roaring.BitmapOf(ids...)
+	}
+	b := roaring.New()
+	var ids []uint32
+	for w, word := range t.bits {
+		for ; word != 0; word &= word - 1 {
+			ids = append(ids, uint32(w*64+bits.TrailingZeros64(word)))
+		}
+	}
+	b.AddMany(ids)
+	return b
 }
 
 // count is the distinct visitors.

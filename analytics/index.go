@@ -105,6 +105,9 @@ type index struct {
 	// bitsets stay the size of the visitors.
 	crawlers  visitorTable
 	nCrawlers int
+	// agentAgg are the agents' days and months (agents_days.go), counted
+	// after the first load and kept by merge.
+	agentAgg *agentAggregates
 	// mapping holds the snapshot the arrays were read from, if any.
 	mapping *snapshotMapping
 }
@@ -287,6 +290,7 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 		if x.agg == nil {
 			x.mu.Lock()
 			x.aggregate()
+			x.countAgents()
 			x.mu.Unlock()
 		}
 		x.current.Store(after)
@@ -406,6 +410,9 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	x.sortUnsorted()
 	if x.agg == nil {
 		x.aggregate()
+	}
+	if x.agentAgg == nil {
+		x.countAgents()
 	}
 	if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
 		x.sealAll()
@@ -539,6 +546,7 @@ func (x *index) reload(ctx context.Context, d Storage) error {
 		return err
 	}
 	x.aggregate()
+	x.countAgents()
 	x.sealAll()
 	x.current.Store(x.lastView)
 	x.emptied.Store(false)
@@ -555,7 +563,7 @@ func (x *index) empty() {
 	x.days, x.firstDay, x.endDay = map[int64]*dayTraffic{}, 0, 0
 	x.agg, x.mapping = nil, nil
 	x.agents, x.agentIDs, x.agentOf, x.agentsLost = []Agent{{}}, []int64{0}, nil, 0
-	x.crawlers, x.nCrawlers = visitorTable{}, 0
+	x.crawlers, x.nCrawlers, x.agentAgg = visitorTable{}, 0, nil
 }
 
 // saveDue says whether the index is far enough beyond its snapshot on disk
@@ -684,9 +692,10 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 		}
 		dv.views[c]++
 		dv.add(2, uint32(pi), x.holding)
+		var la uint16
 		if Class(c) != Human {
-			la, err := x.localAgent(v.AgentID[i], agents)
-			if err != nil {
+			var err error
+			if la, err = x.localAgent(v.AgentID[i], agents); err != nil {
 				return err
 			}
 			p.agent[c] = push(x.mapping, p.agent[c], la)
@@ -703,6 +712,9 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 				x.crawlers.put(vid, dense)
 			}
 			p.vis[c] = push(x.mapping, p.vis[c], dense-1)
+			if x.agentAgg != nil {
+				x.agentAgg.add(day, agentKey{Class(c), la}, dense-1)
+			}
 		} else {
 			vid := v.VisitorID[i]
 			if vid <= 0 {
@@ -727,6 +739,9 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 			dv.rollup = nil
 			if x.agg != nil {
 				x.agg.add(day, Class(c), dense-1)
+			}
+			if x.agentAgg != nil && Class(c) == AI {
+				x.agentAgg.add(day, agentKey{AI, la}, dense-1)
 			}
 			x.unsealed++
 			x.nVisitorViews++
