@@ -97,7 +97,7 @@ func OpenSnapshots(dbPath string) (*SnapshotFiles, error) {
 		if !ok || !e.Type().IsRegular() || !isSnapshotSuffix(suffix) {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, e.Name()))
+		f, err := os.Open(filepath.Join(dir, e.Name())) // #nosec G304 -- a snapshot listed beside the database: its name and a site's suffix
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // replaced by a rename in between: its successor is newer than the copy
 		}
@@ -134,7 +134,7 @@ func (sf *SnapshotFiles) CopyBeside(dbPath string) ([]CopiedSnapshot, error) {
 // Close closes the files.
 func (sf *SnapshotFiles) Close() {
 	for _, f := range sf.files {
-		f.Close()
+		_ = f.Close() // opened for reading: nothing to flush
 	}
 }
 
@@ -223,7 +223,7 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error
 	copy(h[:], snapshotMagic)
 	binary.LittleEndian.PutUint32(h[8:], snapshotVersion)
 	binary.NativeEndian.PutUint32(h[12:], byteOrderMark)
-	binary.LittleEndian.PutUint64(h[16:], uint64(w.n))
+	binary.LittleEndian.PutUint64(h[16:], uint64(max(w.n, 0))) // w.n counts bytes written: never negative
 	binary.LittleEndian.PutUint64(h[24:], uint64(crc.Sum32()))
 	if _, err := f.WriteAt(h[:], 0); err != nil {
 		return fmt.Errorf("analytics: unable to write the index snapshot: %w", err)
@@ -243,8 +243,8 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error
 // encode writes the index's body: what identifies it, then its arrays.
 func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 	w.bytes(fp[:])
-	w.u64(uint64(x.site), uint64(x.lastView), uint64(x.lastPath),
-		uint64(mark.At), uint64(mark.PathID), uint64(mark.VisitorID), uint64(mark.Class), uint64(x.nVisitors))
+	w.u64(toBits(x.site), toBits(x.lastView), toBits(x.lastPath),
+		toBits(mark.At), toBits(mark.PathID), toBits(mark.VisitorID), uint64(mark.Class), uint64(max(x.nVisitors, 0)))
 	names := make([]uint64, 0, len(x.paths)+1)
 	var blob []byte
 	for _, p := range x.paths {
@@ -272,14 +272,14 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 	}
 	writeArray(w, x.pathOf)
 	writeArray(w, x.visitorOf)
-	w.u64(uint64(x.visitorIDs.n))
+	w.u64(uint64(max(x.visitorIDs.n, 0)))
 	writeArray(w, x.visitorIDs.keys)
 	writeArray(w, x.visitorIDs.vals)
-	w.u64(uint64(x.nCrawlers), uint64(x.crawlers.n))
+	w.u64(uint64(max(x.nCrawlers, 0)), uint64(max(x.crawlers.n, 0)))
 	writeArray(w, x.crawlers.keys)
 	writeArray(w, x.crawlers.vals)
 	// The agents: database ids, then names and operators as one blob.
-	w.u64(uint64(x.agentsLost))
+	w.u64(uint64(max(x.agentsLost, 0)))
 	writeArray(w, x.agentIDs)
 	ends := make([]uint64, 0, 2*len(x.agents))
 	var who []byte
@@ -300,7 +300,7 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 	for _, d := range days {
 		dv := x.days[d]
 		for _, n := range dv.views {
-			w.u64(uint64(n))
+			w.u64(uint64(max(n, 0))) // a count of views: never negative
 		}
 		for _, b := range [3]*roaring.Bitmap{dv.visitors[Human], dv.visitors[AI], dv.paths} {
 			raw, err := b.ToBytes()
@@ -330,7 +330,7 @@ func writeColumn[T any](w *snapshotWriter, paths []*pathViews, col func(*pathVie
 // held), or returns why it cannot: no file, a damaged one, or one that does
 // not match the database. On an error x is left as it was.
 func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error {
-	f, err := os.Open(path)
+	f, err := os.Open(path) // #nosec G304 -- the site's snapshot: the database's path and a suffix
 	if err != nil {
 		return err
 	}
@@ -350,8 +350,8 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	if err != nil {
 		return err
 	}
-	if n%8 != 0 || uint64(st.Size()) != snapshotHeader+n {
-		return fmt.Errorf("analytics: the index snapshot is %d bytes, its header says %d", st.Size(), snapshotHeader+n)
+	if n%8 != 0 || n > math.MaxInt64-snapshotHeader || st.Size() != snapshotHeader+int64(n) {
+		return fmt.Errorf("analytics: the index snapshot is %d bytes, its header says a body of %d", st.Size(), n)
 	}
 	data, release, err := mapSnapshot(f, st.Size())
 	if err != nil {
@@ -366,7 +366,7 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	// The mapping starts on a page, so the body (and every array in it,
 	// each padded to 8 bytes) is 8-byte aligned.
 	body := data[snapshotHeader:]
-	if crc32.Checksum(body, crcTable) != uint32(binary.LittleEndian.Uint64(h[24:])) {
+	if uint64(crc32.Checksum(body, crcTable)) != binary.LittleEndian.Uint64(h[24:]) {
 		return fmt.Errorf("analytics: the index snapshot is damaged (checksum)")
 	}
 	r := &snapshotReader{b: body}
@@ -379,10 +379,17 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	if err != nil {
 		return err
 	}
-	if !bytes.Equal(fp, want[:]) || int64(meta[0]) != x.site {
+	if !bytes.Equal(fp, want[:]) || fromBits(meta[0]) != x.site {
 		return fmt.Errorf("%w: another database or site", errStaleSnapshot)
 	}
-	lastView, lastPath := int64(meta[1]), int64(meta[2])
+	markClass, nVisitors := meta[6], meta[7]
+	if markClass > math.MaxUint8 {
+		return fmt.Errorf("analytics: the index snapshot's last view has class %d", markClass)
+	}
+	if nVisitors > math.MaxUint32 {
+		return fmt.Errorf("analytics: the index snapshot counts %d visitors, more than dense ids can number", nVisitors)
+	}
+	lastView, lastPath := fromBits(meta[1]), fromBits(meta[2])
 	mark, err := d.AnalyticsView(ctx, x.site, lastView)
 	if errors.Is(err, model.ErrNotFound) {
 		return fmt.Errorf("%w: the database has no view %d (the snapshot is newer)", errStaleSnapshot, lastView)
@@ -390,14 +397,17 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	if err != nil {
 		return err
 	}
-	if mark != (model.PageView{ID: lastView, At: int64(meta[3]), PathID: int64(meta[4]), VisitorID: int64(meta[5]), Class: uint8(meta[6])}) {
+	if mark != (model.PageView{ID: lastView, At: fromBits(meta[3]), PathID: fromBits(meta[4]), VisitorID: fromBits(meta[5]), Class: uint8(markClass)}) {
 		return fmt.Errorf("%w: view %d differs", errStaleSnapshot, lastView)
 	}
 	y := newIndex(x.site)
-	if err := y.decode(r, int(meta[7])); err != nil {
+	if err := y.decode(r, int(nVisitors)); err != nil {
 		return err
 	}
-	if len(y.paths) == 0 || lastPath <= 0 || lastPath >= int64(len(y.pathOf)) || y.pathOf[lastPath] != int32(len(y.paths)) {
+	if err := y.checkDecoded(); err != nil {
+		return err
+	}
+	if len(y.paths) == 0 || lastPath <= 0 || lastPath >= int64(len(y.pathOf)) || int(y.pathOf[lastPath]) != len(y.paths) {
 		return fmt.Errorf("analytics: the index snapshot's paths do not end at path %d", lastPath)
 	}
 	// The snapshot's last path must still be the database's (paths are
@@ -434,15 +444,25 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 
 // decode reads the arrays encode wrote, in place.
 func (x *index) decode(r *snapshotReader, nVisitors int) error {
-	np := int(r.u64s(1)[0])
+	// Every path has a word in the names and in each column's offsets:
+	// more paths than the body has room for is damage, refused before a
+	// pathViews is made for each.
+	if nVisitors > len(r.b)/4 {
+		// Each has a view, with a 4-byte visitor id; queries size bitsets by it.
+		return fmt.Errorf("analytics: the index snapshot counts %d visitors, more than its %d bytes hold", nVisitors, len(r.b))
+	}
+	np := r.count("paths", pathWords*8)
 	names := arrayOf[uint64](r)
 	blob := r.bytes()
-	if r.err != nil || len(names) != np+1 || names[np] != uint64(len(blob)) {
+	if r.err != nil {
+		return r.err
+	}
+	if len(names) != np+1 || names[np] != uint64(len(blob)) {
 		return fmt.Errorf("analytics: the index snapshot's paths are damaged")
 	}
 	x.paths = make([]*pathViews, np)
 	for i := range x.paths {
-		if names[i] > names[i+1] {
+		if names[i] > names[i+1] || names[i+1] > uint64(len(blob)) {
 			return fmt.Errorf("analytics: the index snapshot's paths are damaged")
 		}
 		x.paths[i] = &pathViews{name: string(blob[names[i]:names[i+1]])}
@@ -464,12 +484,12 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	}
 	x.pathOf = arrayOf[int32](r)
 	x.visitorOf = arrayOf[uint32](r)
-	x.visitorIDs.n = int(r.u64s(1)[0])
+	x.visitorIDs.n = r.count("visitor ids", 8)
 	x.visitorIDs.keys = arrayOf[int64](r)
 	x.visitorIDs.vals = arrayOf[uint32](r)
 	x.nVisitors = nVisitors
-	crawlers := r.u64s(2)
-	x.nCrawlers, x.crawlers.n = int(crawlers[0]), int(crawlers[1])
+	x.nCrawlers = r.count("crawlers", 4) // each has a view, of at least a 4-byte visitor id
+	x.crawlers.n = r.count("crawler ids", 8)
 	x.crawlers.keys = arrayOf[int64](r)
 	x.crawlers.vals = arrayOf[uint32](r)
 	if err := x.decodeAgents(r); err != nil {
@@ -477,15 +497,22 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	}
 	days := arrayOf[int64](r)
 	for _, d := range days {
+		if d < minDay || d > maxDay {
+			return fmt.Errorf("analytics: the index snapshot's day %d is outside the times a view can have", d)
+		}
 		dv := &dayTraffic{}
-		for c, n := range r.u64s(int(numClasses)) {
-			dv.views[c] = int(n)
+		for c := range dv.views {
+			dv.views[c] = r.count("views of a day", 8) // each has a time in a path's column
 		}
 		dv.paths = roaring.New()
 		for _, b := range [3]**roaring.Bitmap{&dv.visitors[Human], &dv.visitors[AI], &dv.paths} {
 			*b = roaring.New()
 			if raw := r.bytes(); r.err == nil {
 				if _, err := (*b).FromUnsafeBytes(raw); err != nil {
+					return fmt.Errorf("analytics: the index snapshot's day %d: %w", d, err)
+				}
+				// Reading trusts the containers' order and sizes; queries rely on them.
+				if err := (*b).Validate(); err != nil {
 					return fmt.Errorf("analytics: the index snapshot's day %d: %w", d, err)
 				}
 			}
@@ -495,8 +522,8 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	if r.err != nil {
 		return r.err
 	}
-	if len(r.b) != r.pos || !x.visitorIDs.wellFormed() || !x.crawlers.wellFormed() {
-		return fmt.Errorf("analytics: the index snapshot's visitors are damaged")
+	if len(r.b) != r.pos {
+		return fmt.Errorf("analytics: the index snapshot has %d bytes after its end", len(r.b)-r.pos)
 	}
 	for _, p := range x.paths {
 		for c := range numClasses {
@@ -521,7 +548,7 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 // decodeAgents reads the agents encode wrote, and the local id of each
 // database id.
 func (x *index) decodeAgents(r *snapshotReader) error {
-	x.agentsLost = int(r.u64s(1)[0])
+	x.agentsLost = r.count("agents lost", 8) // each named a view, which has a time
 	x.agentIDs = arrayOf[int64](r)
 	ends := arrayOf[uint64](r)
 	who := r.bytes()
@@ -543,8 +570,12 @@ func (x *index) decodeAgents(r *snapshotReader) error {
 			if id <= 0 || id < int64(len(x.agentOf)) && x.agentOf[id] != 0 {
 				return fmt.Errorf("analytics: the index snapshot's agents are damaged")
 			}
+			if id > maxSnapshotAgentID {
+				// agentOf is indexed by it: the database, read instead, holds any id.
+				return fmt.Errorf("analytics: the index snapshot names agent id %d, more than the %d it reads", id, maxSnapshotAgentID)
+			}
 			x.agentOf = grow(x.agentOf, id)
-			x.agentOf[id] = uint16(i)
+			x.agentOf[id] = uint16(i) // #nosec G115 -- i < len(x.agentIDs) <= maxAgents+1, checked above
 		}
 	}
 	if x.agents[0] != (Agent{}) {
@@ -630,14 +661,29 @@ func (r *snapshotReader) fail() {
 }
 
 func (r *snapshotReader) take(n uint64) []byte {
-	if r.err != nil || n > uint64(len(r.b)-r.pos) {
+	if r.err != nil || n > math.MaxInt || int(n) > len(r.b)-r.pos {
 		r.fail()
 		return nil
 	}
 	b := r.b[r.pos : r.pos+int(n)]
-	r.pos += int(n+7) &^ 7
-	r.pos = min(r.pos, len(r.b))
+	r.pos = min((r.pos+int(n)+7)&^7, len(r.b))
 	return b
+}
+
+// count reads a count of things each of which takes at least size bytes
+// of the body somewhere: more than the body could hold is damage, refused
+// with the count, so no count read from the file sizes an allocation
+// beyond the file's own size.
+func (r *snapshotReader) count(what string, size int) int {
+	n := r.u64s(1)[0]
+	if r.err != nil {
+		return 0
+	}
+	if n > math.MaxInt32*8 || int(n) > len(r.b)/size {
+		r.err = fmt.Errorf("analytics: the index snapshot counts %d %s, more than its %d bytes hold", n, what, len(r.b))
+		return 0
+	}
+	return int(n)
 }
 
 func (r *snapshotReader) u64s(n int) []uint64 {
@@ -668,8 +714,15 @@ func arrayOf[T any](r *snapshotReader) []T {
 	if b == nil || n == 0 {
 		return nil
 	}
+	// #nosec G103 -- b is n values' bytes of the body (checked above), 8-byte aligned (the mapping starts on a page, each array padded to 8); T is a fixed-size number
 	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)[:n:n]
 }
+
+// toBits and fromBits store an int64 in a word of the snapshot and read it
+// back, bit for bit.
+func toBits(v int64) uint64 { return uint64(v) } // #nosec G115 -- the bits, read back by fromBits
+
+func fromBits(u uint64) int64 { return int64(u) } // #nosec G115 -- the bits toBits wrote
 
 // asBytes is s's memory as bytes.
 func asBytes[T any](s []T) []byte {
@@ -677,6 +730,7 @@ func asBytes[T any](s []T) []byte {
 		return nil
 	}
 	var zero T
+	// #nosec G103 -- s's own memory, only read, to be written out; T is a fixed-size number
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(zero)))
 }
 
@@ -708,14 +762,19 @@ func push[T any](m *snapshotMapping, s []T, v T) []T {
 // leave notes that the index no longer refers to s, and says whether it
 // lay in the mapping m (nil: none).
 func leave[T any](m *snapshotMapping, s []T) bool {
+	// #nosec G103 -- s's address, compared with the mapping's, never followed
 	return m != nil && len(s) > 0 && m.left(unsafe.Pointer(unsafe.SliceData(s)), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
 // left notes that the n bytes at p, if they lie in the mapping (it says
 // whether they do), are no longer referred to. Safe for concurrent use.
 func (m *snapshotMapping) left(p unsafe.Pointer, n int) bool {
-	off := int(uintptr(p) - uintptr(unsafe.Pointer(unsafe.SliceData(m.data))))
-	if uintptr(p) < uintptr(unsafe.Pointer(unsafe.SliceData(m.data))) || off+n > len(m.data) {
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(m.data))) // #nosec G103 -- an address compared, never followed
+	if uintptr(p) < start || uintptr(p)-start > uintptr(len(m.data)) {
+		return false
+	}
+	off := int(uintptr(p) - start) // #nosec G115 -- at most len(m.data), checked above
+	if off+n > len(m.data) {
 		return false
 	}
 	m.mu.Lock()
@@ -751,4 +810,95 @@ func (m *snapshotMapping) release(min int) {
 		run = r
 	}
 	m.dead, m.deadBytes = m.dead[:0], 0
+}
+
+// pathWords is how many words of the body each path takes at least: its
+// name's offset, and its offset in each column encode writes.
+var pathWords = func() int {
+	n := 1 + numClasses + 2*4
+	for c := AI; c < numClasses; c++ {
+		if !c.IsVisitor() {
+			n++
+		}
+		n++
+	}
+	return int(n)
+}()
+
+// The days a view's time (unix ms, an int64) can fall on.
+const (
+	minDay = math.MinInt64 / msPerDay
+	maxDay = math.MaxInt64 / msPerDay
+)
+
+// maxSnapshotAgentID bounds the agents' database ids a snapshot may name:
+// the index keeps an array indexed by them (2 bytes each).
+const maxSnapshotAgentID = 1 << 24
+
+// checkDecoded checks what the index's reads and appends rely on, that a
+// checksum cannot promise of a file written by someone else: every id in
+// range of what it indexes, every table with the room its probing needs.
+// A snapshot that fails is refused, and the index is read from the
+// database instead.
+func (x *index) checkDecoded() error {
+	damaged := func(what string, args ...any) error {
+		return fmt.Errorf("analytics: the index snapshot is damaged: "+what, args...)
+	}
+	for id, pos := range x.pathOf {
+		if pos < 0 || int(pos) > len(x.paths) {
+			return damaged("path id %d is at position %d of %d", id, pos, len(x.paths))
+		}
+	}
+	for id, dense := range x.visitorOf {
+		if int64(dense) > int64(x.nVisitors) {
+			return damaged("visitor id %d is dense id %d of %d", id, dense, x.nVisitors)
+		}
+	}
+	for _, t := range []struct {
+		name  string
+		table *visitorTable
+		n     int
+	}{{"visitors", &x.visitorIDs, x.nVisitors}, {"crawlers", &x.crawlers, x.nCrawlers}} {
+		if err := t.table.check(t.n); err != nil {
+			return damaged("the %s' table: %v", t.name, err)
+		}
+	}
+	for _, p := range x.paths {
+		for c := range numClasses {
+			space := x.nVisitors
+			if !c.IsVisitor() {
+				space = x.nCrawlers
+			}
+			for _, v := range p.vis[c] {
+				if int64(v) >= int64(space) {
+					return damaged("path %q has a view of dense id %d of %d", p.name, v, space)
+				}
+			}
+			for _, a := range p.agent[c] {
+				if int(a) >= len(x.agents) {
+					return damaged("path %q has a view of agent %d of %d", p.name, a, len(x.agents))
+				}
+			}
+		}
+		for c := range 2 {
+			pos := p.other[c].pos
+			for i := 1; i < len(pos); i++ {
+				if pos[i] <= pos[i-1] {
+					return damaged("path %q's other views are out of order", p.name)
+				}
+			}
+		}
+	}
+	for d, dv := range x.days {
+		for k, b := range [3]*roaring.Bitmap{dv.visitors[Human], dv.visitors[AI], dv.paths} {
+			limit := x.nVisitors
+			if k == 2 {
+				limit = len(x.paths)
+			}
+			if !b.IsEmpty() && int64(b.Maximum()) >= int64(limit) {
+				return damaged("day %d holds id %d of %d", d, b.Maximum(), limit)
+			}
+		}
+	}
+	return nil
 }
