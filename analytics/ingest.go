@@ -31,6 +31,9 @@ type Event struct {
 	// Host is the page's own host, where the door knows it (the tracker's
 	// Origin, a log's virtual host): a referrer from it is direct.
 	Host string
+	// UTMSource is the page URL's utm_source, where the door has the query
+	// (ChatGPT marks its links so, and often sends no referrer).
+	UTMSource string
 	// LineHash names the log line an imported view came from, so a line
 	// imported twice is stored once.
 	LineHash []byte
@@ -211,7 +214,8 @@ func parseView(r RawEvent, now time.Time, field func(name, format string, args .
 	if len(r.Referrer) > maxReferrerLen || !utf8.ValidString(r.Referrer) {
 		bad("referrer", "The referrer must be valid UTF-8 of at most %d bytes.", maxReferrerLen)
 	}
-	return Event{Path: path, At: at, UserAgent: r.UserAgent, IP: r.IP, VisitorID: r.VisitorID, Accept: r.Accept, Referrer: r.Referrer}, ok
+	return Event{Path: path, At: at, UserAgent: r.UserAgent, IP: r.IP, VisitorID: r.VisitorID, Accept: r.Accept, Referrer: r.Referrer,
+		UTMSource: utmSource(r.Path)}, ok
 }
 
 // eventFields are the fields each type of event takes, beside type and

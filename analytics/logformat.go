@@ -132,7 +132,7 @@ func pageView(r LogRequest, trusted clientip.Trusted) (Event, string) {
 		return Event{}, SkipAsset
 	}
 	e := Event{Path: p, At: r.At.UTC(), UserAgent: dash(r.UserAgent), Referrer: dash(r.Referrer), Accept: dash(r.Accept), VisitorID: r.VisitorID,
-		Host: dash(r.Host)}
+		Host: dash(r.Host), UTMSource: utmSource(r.Target)}
 	if peer := dash(r.Peer); peer != "" {
 		a, err := netip.ParseAddr(peer)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/folio-docs/folio/model"
@@ -24,14 +25,23 @@ func (s *Service) referrals(projectID string) *referralBatch {
 }
 
 // of is where e came from, as stored: direct (the zero ViewReferral) when
-// it has no referrer, or one from the site itself.
+// it has no referrer, or one from the site itself. Without a referrer, a
+// utm_source naming an AI assistant, a search engine or a social network
+// (utm_source=chatgpt.com) is where it came from.
 func (b *referralBatch) of(ctx context.Context, e Event) (model.ViewReferral, error) {
-	if e.Referrer == "" {
+	if e.Referrer == "" && e.UTMSource == "" {
 		return model.ViewReferral{}, nil
 	}
 	refs, err := EmbeddedReferrerClassifier()
 	if err != nil {
 		return model.ViewReferral{}, fmt.Errorf("analytics: the referrer lists: %w", err)
+	}
+	if e.Referrer == "" {
+		r := refs.Classify("https://"+e.UTMSource+"/", "", nil)
+		if r.Channel == Direct || r.Channel == OtherReferrer {
+			return model.ViewReferral{}, nil // a campaign's name, not a site a list names
+		}
+		return model.ViewReferral{Source: r.Source, Channel: r.Channel.String(), Name: r.Name}, nil
 	}
 	r := refs.Classify(e.Referrer, e.Host, nil)
 	if r.Channel == Direct {
@@ -56,4 +66,20 @@ func (b *referralBatch) of(ctx context.Context, e Event) (model.ViewReferral, er
 		return model.ViewReferral{}, nil
 	}
 	return model.ViewReferral{Source: r.Source, Channel: r.Channel.String(), Name: r.Name}, nil
+}
+
+// utmSource is the utm_source of a request target's query ("/a?utm_source=
+// chatgpt.com"), lower case, "" when it has none or it is not a host name.
+func utmSource(target string) string {
+	_, query, ok := strings.Cut(target, "?")
+	if !ok {
+		return ""
+	}
+	query, _, _ = strings.Cut(query, "#")
+	values, _ := url.ParseQuery(query) // what parses of a query half broken
+	src := strings.ToLower(strings.TrimSpace(values.Get("utm_source")))
+	if len(src) > 253 || strings.ContainsAny(src, "/?#@: ") || !strings.Contains(src, ".") {
+		return ""
+	}
+	return src
 }

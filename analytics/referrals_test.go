@@ -15,7 +15,8 @@ import (
 // each log format and each drain store the referrer's host and channel on
 // the view (never its path or query), count a referrer from the site
 // itself (the page's host where the door has it, or one of the project's
-// domains) as direct, and count only people's views.
+// domains) as direct, read a utm_source naming a listed site where there is
+// no referrer, and count only people's views.
 func TestEveryDoorKeepsTheReferrer(t *testing.T) {
 	ctx := context.Background()
 	s, d, _ := newTestService(t)
@@ -68,6 +69,10 @@ func TestEveryDoorKeepsTheReferrer(t *testing.T) {
 			{Path: "/d", Timestamp: at, UserAgent: firefox, IP: "192.0.2.3"},
 			{Path: "/e", Timestamp: at, UserAgent: firefox, IP: "192.0.2.4", Referrer: "https://www.google.de/search?q=folio+keys"},
 			{Path: "/f", Timestamp: at, UserAgent: chatGPT, IP: "192.0.2.5", Referrer: "https://chatgpt.com/"}, // an agent: not a person
+			// No referrer, but ChatGPT's mark on its link; a campaign's name is no site.
+			{Path: "/g?utm_source=chatgpt.com&session=s3cret", Timestamp: at, UserAgent: firefox, IP: "192.0.2.6"},
+			{Path: "/h?utm_source=newsletter", Timestamp: at, UserAgent: firefox, IP: "192.0.2.7"},
+			{Path: "/i?utm_source=mail.example.org", Timestamp: at, UserAgent: firefox, IP: "192.0.2.8"},
 		}
 		events, problems := ParseEvents(raw, now)
 		if problems != nil {
@@ -76,19 +81,23 @@ func TestEveryDoorKeepsTheReferrer(t *testing.T) {
 		if _, _, err := s.RecordBatch(ctx, p, events.Views, nil); err != nil {
 			t.Fatal(err)
 		}
-		check("events", p, "chatgpt.com aiAssistant ChatGPT 1 1", "null direct null 3 3", "google.de search Google 1 1")
+		check("events", p, "chatgpt.com aiAssistant ChatGPT 2 2", "null direct null 5 5", "google.de search Google 1 1")
 	})
 
 	t.Run("tracker", func(t *testing.T) {
 		p := newProject("")
-		for _, ref := range []string{"https://www.perplexity.ai/search/abc", "https://docs.example.org/guide", "", strings.Repeat("x", 3000)} {
-			ok, err := s.TrackBrowserView(ctx, BrowserView{ProjectID: p, Path: "/guide", Referrer: ref, Origin: "https://docs.example.org",
+		for _, ref := range []string{"https://www.perplexity.ai/search/abc", "https://docs.example.org/guide", "", strings.Repeat("x", 3000), "utm"} {
+			path := "/guide"
+			if ref == "utm" {
+				ref, path = "", "/guide?utm_source=perplexity.ai"
+			}
+			ok, err := s.TrackBrowserView(ctx, BrowserView{ProjectID: p, Path: path, Referrer: ref, Origin: "https://docs.example.org",
 				UserAgent: firefox, IP: "192.0.2.10", At: now})
 			if err != nil || !ok {
 				t.Fatalf("referrer %.40q: stored %v, %v", ref, ok, err)
 			}
 		}
-		check("tracker", p, "perplexity.ai aiAssistant Perplexity 1 1", "null direct null 3 1")
+		check("tracker", p, "perplexity.ai aiAssistant Perplexity 2 1", "null direct null 3 1")
 	})
 
 	// Each format's own lines (logCases), and lines whose referrer is the
@@ -135,11 +144,12 @@ func TestEveryDoorKeepsTheReferrer(t *testing.T) {
 		}
 		p := newProject("")
 		text := `203.0.113.5 [01/Apr/2026:10:00:00 +0000] docs.example.net "GET /a HTTP/1.1" 200 "https://news.ycombinator.com/item?id=1" "` + firefox + `"
-203.0.113.5 [01/Apr/2026:10:00:05 +0000] docs.example.net "GET /b HTTP/1.1" 200 "https://docs.example.net/a" "` + firefox + `"`
-		if st, err := s.ImportLog(ctx, p, strings.NewReader(text), ImportOptions{Format: f}); err != nil || st.Stored != 2 {
+203.0.113.5 [01/Apr/2026:10:00:05 +0000] docs.example.net "GET /b HTTP/1.1" 200 "https://docs.example.net/a" "` + firefox + `"
+203.0.113.6 [01/Apr/2026:10:00:06 +0000] docs.example.net "GET /c?utm_source=chatgpt.com HTTP/1.1" 200 "-" "` + firefox + `"`
+		if st, err := s.ImportLog(ctx, p, strings.NewReader(text), ImportOptions{Format: f}); err != nil || st.Stored != 3 {
 			t.Fatalf("import: %+v, %v", st, err)
 		}
-		check("nginx", p, "news.ycombinator.com social Hacker News 1 1", "null direct null 1 1")
+		check("nginx", p, "news.ycombinator.com social Hacker News 1 1", "null direct null 1 1", "chatgpt.com aiAssistant ChatGPT 1 1")
 	})
 
 	drainAt := now.Add(-time.Hour)

@@ -47,7 +47,8 @@ func (s *Service) TrackBrowserView(ctx context.Context, v BrowserView) (bool, er
 	if len(v.Referrer) > maxReferrerLen || !utf8.ValidString(v.Referrer) {
 		v.Referrer = "" // no reason to lose the view
 	}
-	return s.RecordBrowser(ctx, p.ID, Event{Path: path, At: v.At, UserAgent: v.UserAgent, IP: v.IP, Referrer: v.Referrer, Host: host})
+	return s.RecordBrowser(ctx, p.ID, Event{Path: path, At: v.At, UserAgent: v.UserAgent, IP: v.IP, Referrer: v.Referrer, Host: host,
+		UTMSource: utmSource(v.Path)})
 }
 
 // BrowserEvent is a search, a search result opened or feedback the

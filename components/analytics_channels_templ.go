@@ -282,7 +282,7 @@ func AnalyticsChannels(c ChannelsView) templ.Component {
 						}
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</tbody></table></div><p class=\"hint\">A person who came two ways (from ChatGPT one day, from a search the next) counts in each. Many assistants’ apps send no referrer: their readers count as direct.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</tbody></table></div><p class=\"hint\">A person who came two ways (from ChatGPT one day, from a search the next) counts in each. A link marked utm_source=chatgpt.com counts as ChatGPT’s; assistants’ apps that send neither a referrer nor a mark count as direct.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -1,6 +1,7 @@
 // Folio analytics tracker. Usage:
 //   <script defer src="{base}/js/folio.js" data-project="{projectId}"></script>
-// No cookies, no storage: it reports the path and referrer of each page view,
+// No cookies, no storage: it reports the path and referrer of each page view
+// (and the first page's utm_source),
 // including single-page-app navigations through the history API.
 //
 // A site with its own search box or feedback buttons reports them with
@@ -46,9 +47,12 @@
     var path = location.pathname;
     if (path === last) return;
     var referrer = last === null ? document.referrer : location.origin + last;
+    // The first page keeps its utm_source (ChatGPT marks its links so, and
+    // often sends no referrer); nothing else of the query leaves the page.
+    var utm = last === null && /[?&]utm_source=([^&#]*)/.exec(location.search);
     if (last !== null) pathChanged();
     last = path;
-    post({ path: path, referrer: referrer });
+    post({ path: utm ? path + "?utm_source=" + utm[1] : path, referrer: referrer });
   }
 
   // Searches: a search box asks as the reader types, so a search waits a
