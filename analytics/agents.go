@@ -128,7 +128,7 @@ func (x *index) agentCounts(from, to int64, path string) []AgentRow {
 		if pi < 0 {
 			return []AgentRow{}
 		}
-		return x.agentRows(x.agentTallies(from, to, []uint32{uint32(pi)}))
+		return x.agentRows(x.agentTallies(from, to, []uint32{uint32(pi)})) // #nosec G115 -- a position in paths, not negative (checked above) and below MaxInt32
 	}
 	from, to = max(from, x.firstDay*msPerDay), min(to, x.endDay*msPerDay)
 	if from >= to {
@@ -162,7 +162,7 @@ func (x *index) agentCounts(from, to int64, path string) []AgentRow {
 		if len(bs) > 1 {
 			u = roaring.FastOr(bs...)
 		}
-		rows = append(rows, agentRow(x.agents[k.agent], k.class, n, int(u.GetCardinality())))
+		rows = append(rows, agentRow(x.agents[k.agent], k.class, n, int(u.GetCardinality()))) // #nosec G115 -- a count of 32-bit dense ids: at most 2^32
 	}
 	return rows
 }
@@ -353,7 +353,7 @@ func (t *agentTally) bitmap() *roaring.Bitmap {
 	var ids []uint32
 	for w, word := range t.bits {
 		for ; word != 0; word &= word - 1 {
-			ids = append(ids, uint32(w*64+bits.TrailingZeros64(word)))
+			ids = append(ids, uint32(w*64+bits.TrailingZeros64(word))) // #nosec G115 -- a bit of a bitset of dense ids, which are 32 bits
 		}
 	}
 	b.AddMany(ids)

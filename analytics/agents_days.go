@@ -100,7 +100,7 @@ func (x *index) countAgents() {
 					b := int(floorDiv(at[k], msPerDay)-first)*nA + int(agent[k])
 					buckets[b] = append(buckets[b], vis[k])
 				}
-				cursor[pi] = int32(k)
+				cursor[pi] = int32(k) // #nosec G115 -- a position in one path's views, which an int32 position in paths bounds as well
 			}
 			for b, v := range buckets {
 				if len(v) == 0 {
@@ -114,7 +114,7 @@ func (x *index) countAgents() {
 					}
 					radixSort(v, scratch[:len(v)])
 				}
-				out = append(out, dayTraffic{dayAgent{first + int64(b/nA), agentKey{c, uint16(b % nA)}},
+				out = append(out, dayTraffic{dayAgent{first + int64(b/nA), agentKey{c, uint16(b % nA)}}, // #nosec G115 -- b % nA is below nA, the agents' count (at most 65,536)
 					&agentTraffic{views: len(v), visitors: roaring.BitmapOf(v...)}})
 			}
 		}

@@ -38,7 +38,7 @@ func newAutomaton(literals []string) *automaton {
 		for i := 0; i < len(l); i++ {
 			c := int(a.alphabet[l[i]])
 			if a.next[int(s)*cols+c] < 0 {
-				a.next[int(s)*cols+c] = int32(len(a.out))
+				a.next[int(s)*cols+c] = int32(len(a.out)) // #nosec G115 -- states of the built-in token list: thousands
 				a.out = append(a.out, nil)
 				for range cols {
 					a.next = append(a.next, -1)

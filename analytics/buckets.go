@@ -192,6 +192,7 @@ func (x *index) between(from, to int64) VisitorCounts {
 		h, a = roaring.New(), roaring.New()
 		x.addViews(from, to, h, a)
 	}
+	// #nosec G115 -- counts of 32-bit dense ids: at most 2^32
 	return VisitorCounts{Human: int(h.GetCardinality()), AI: int(a.GetCardinality()), Total: int(h.OrCardinality(a))}
 }
 

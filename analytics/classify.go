@@ -205,7 +205,7 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 		if id, ok := index[s]; ok {
 			return id
 		}
-		id := int32(len(literals))
+		id := int32(len(literals)) // #nosec G115 -- tokens of the built-in lists: thousands
 		index[s] = id
 		literals = append(literals, s)
 		c.wordClass = append(c.wordClass, -1)
@@ -215,7 +215,7 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 		return id
 	}
 	add := func(cr crawler, pattern string) {
-		pid := int32(len(c.crawlers))
+		pid := int32(len(c.crawlers)) // #nosec G115 -- entries of the built-in crawler list: thousands
 		c.crawlers = append(c.crawlers, cr)
 		lits := requiredLiterals(pattern)
 		if lits == nil {
@@ -246,7 +246,7 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 		for _, t := range tokens {
 			id := literal(strings.ToLower(t))
 			if cl := robotClass(robots[t].Function); c.wordClass[id] < 0 || Class(c.wordClass[id]) > cl {
-				c.wordClass[id] = int8(cl)
+				c.wordClass[id] = int8(cl) // #nosec G115 -- a Class: 0 to numClasses-1
 				c.wordAgent[id] = Agent{Name: t, Operator: operatorName(robots[t].Operator)}
 			}
 		}
@@ -258,7 +258,7 @@ func NewClassifierFrom(l Lists) (*Classifier, error) {
 	}
 	for t, cl := range tokenClasses {
 		id := literal(strings.ToLower(t))
-		c.wordClass[id] = int8(cl)
+		c.wordClass[id] = int8(cl) // #nosec G115 -- a Class: 0 to numClasses-1
 		if c.wordAgent[id].Name == "" {
 			c.wordAgent[id] = Agent{Name: t}
 		}
@@ -638,7 +638,7 @@ func (c *Classifier) byUserAgent(ua string) uaVerdict {
 					botWord = true
 				} else if c.ac.lens[id] > agentLen {
 					// The longest AI token wins: Applebot-Extended over Applebot.
-					agent, agentLen, who = Class(cl), c.ac.lens[id], c.wordAgent[id]
+					agent, agentLen, who = Class(cl), c.ac.lens[id], c.wordAgent[id] // #nosec G115 -- no bot word, so cl >= 0 above: a Class
 				}
 			}
 		}
@@ -755,7 +755,7 @@ func acceptPrefersMarkdown(accept string) bool {
 		for _, f := range fields[1:] {
 			k, v, _ := strings.Cut(strings.TrimSpace(f), "=")
 			if strings.EqualFold(k, "q") {
-				fmt.Sscanf(v, "%g", &q)
+				_, _ = fmt.Sscanf(v, "%g", &q) // a q that does not read leaves 1, as none would
 			}
 		}
 		if mt == "text/markdown" || mt == "text/x-markdown" {

@@ -56,7 +56,7 @@ func firsts(g []uint32) int {
 		// without a branch (which the data would make unpredictable): the
 		// 64-bit difference of two 32-bit numbers is negative, its top
 		// bit set, exactly when d-1 < k.
-		n += int(1 ^ (uint64(d-1)-uint64(k))>>63)
+		n += int(1 ^ (uint64(d-1)-uint64(k))>>63) // #nosec G115 -- k is a position, never negative; the result is a bit
 	}
 	return n
 }
@@ -64,11 +64,11 @@ func firsts(g []uint32) int {
 // both counts the listed views in [lo, hi) that are their visitor's first
 // in the range and whose other-class view lies at or after otherLo.
 func (o *otherViews) both(gap []uint32, lo, hi, otherLo int) int {
-	k := sort.Search(len(o.pos), func(i int) bool { return o.pos[i] >= uint32(lo) })
+	k := sort.Search(len(o.pos), func(i int) bool { return o.pos[i] >= uint32(lo) }) // #nosec G115 -- positions in one path's views, which are 32-bit (stored as uint32), never negative
 	n := 0
-	for ; k < len(o.pos) && o.pos[k] < uint32(hi); k++ {
+	for ; k < len(o.pos) && o.pos[k] < uint32(hi); k++ { // #nosec G115 -- positions in one path's views, which are 32-bit (stored as uint32), never negative
 		pos := o.pos[k]
-		if gap[pos]-1 >= pos-uint32(lo) && o.prev[k] >= uint32(otherLo) {
+		if gap[pos]-1 >= pos-uint32(lo) && o.prev[k] >= uint32(otherLo) { // #nosec G115 -- positions in one path's views, which are 32-bit (stored as uint32), never negative
 			n++
 		}
 	}

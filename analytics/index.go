@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -310,8 +311,13 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	}
 	x.mu.Lock()
 	for i, id := range ids {
+		pos := len(x.paths) + 1
+		if pos > math.MaxInt32 {
+			x.mu.Unlock()
+			return fmt.Errorf("analytics: path %d would be the site's path number %d, past the index's %d", id, pos, math.MaxInt32)
+		}
 		x.pathOf = grow(x.pathOf, id)
-		x.pathOf[id] = int32(len(x.paths)) + 1
+		x.pathOf[id] = int32(pos)
 		x.paths = append(x.paths, &pathViews{name: names[i]})
 		x.lastPath = id
 	}
@@ -647,7 +653,7 @@ func (x *index) localAgent(id int64, names map[int64]model.ViewAgent) (uint16, e
 		x.agentsLost++
 		return 0, nil
 	}
-	local := uint16(len(x.agents))
+	local := uint16(len(x.agents)) // #nosec G115 -- at most maxAgents (65,535), checked above
 	x.agents, x.agentIDs = append(x.agents, Agent(a)), append(x.agentIDs, id)
 	x.agentOf = grow(x.agentOf, id)
 	x.agentOf[id] = local
@@ -691,7 +697,7 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 			x.addDay(day, dv)
 		}
 		dv.views[c]++
-		dv.add(2, uint32(pi), x.holding)
+		dv.add(2, uint32(pi), x.holding) // #nosec G115 -- a position in paths: 0 to MaxInt32-1
 		var la uint16
 		if Class(c) != Human {
 			var err error
@@ -707,8 +713,10 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 			}
 			dense := x.crawlers.get(vid)
 			if dense == 0 {
-				x.nCrawlers++
-				dense = uint32(x.nCrawlers)
+				var err error
+				if dense, err = nextDense(&x.nCrawlers, "crawler visitors"); err != nil {
+					return err
+				}
 				x.crawlers.put(vid, dense)
 			}
 			p.vis[c] = push(x.mapping, p.vis[c], dense-1)
@@ -721,16 +729,19 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 				return fmt.Errorf("analytics: a page view names visitor %d", vid)
 			}
 			var dense uint32
+			var err error
 			if vid < smallVisitorIDs {
 				x.visitorOf = grow(x.visitorOf, vid)
 				if dense = x.visitorOf[vid]; dense == 0 {
-					x.nVisitors++
-					dense = uint32(x.nVisitors)
+					if dense, err = nextDense(&x.nVisitors, "visitors"); err != nil {
+						return err
+					}
 					x.visitorOf[vid] = dense
 				}
 			} else if dense = x.visitorIDs.get(vid); dense == 0 {
-				x.nVisitors++
-				dense = uint32(x.nVisitors)
+				if dense, err = nextDense(&x.nVisitors, "visitors"); err != nil {
+					return err
+				}
 				x.visitorIDs.put(vid, dense)
 			}
 			p.vis[c] = push(x.mapping, p.vis[c], dense-1)
@@ -749,6 +760,17 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 	}
 	x.lastView = upto
 	return nil
+}
+
+// nextDense gives the next dense id (plus one) of a space that has given n:
+// dense ids are 32 bits, so the 4,294,967,296th is refused.
+func nextDense(n *int, what string) (uint32, error) {
+	next := *n + 1
+	if next <= 0 || next > math.MaxUint32 {
+		return 0, fmt.Errorf("analytics: the site has more than %d %s, the index's most", math.MaxUint32, what)
+	}
+	*n = next
+	return uint32(next), nil
 }
 
 // addDay (x.mu held) adds a day's traffic.

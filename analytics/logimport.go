@@ -18,7 +18,7 @@ const (
 	SkipMalformed = "malformed line"
 	SkipMethod    = "not a GET request"
 	SkipStatus    = "not a successful response"
-	SkipAsset     = "a static asset, not a page"
+	SkipAsset     = "a static asset, not a page" // #nosec G101 -- a reason shown to the operator, no credential
 	SkipPath      = "unusable path"
 	SkipDuplicate = "imported before"
 	SkipHeader    = "a header line of the log"

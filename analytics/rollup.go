@@ -47,7 +47,7 @@ func (p *pathViews) eachDay(fn func(day int64, c VisitorCounts)) {
 			o, g := &p.other[s.c], p.gap[s.c]
 			for ; k[s.c] < len(o.pos) && int(o.pos[k[s.c]]) < s.hi; k[s.c]++ {
 				pos := o.pos[k[s.c]]
-				if g[pos]-1 >= pos-uint32(s.lo) && o.prev[k[s.c]] >= uint32(s.otherLo) {
+				if g[pos]-1 >= pos-uint32(s.lo) && o.prev[k[s.c]] >= uint32(s.otherLo) { // #nosec G115 -- positions in one path's views, which are 32-bit (stored as uint32), never negative
 					both++
 				}
 			}
@@ -70,6 +70,7 @@ func (x *index) rollUp() {
 			days := map[int64][]pathDay{}
 			for pi := w; pi < len(x.paths); pi += workers {
 				x.paths[pi].eachDay(func(day int64, c VisitorCounts) {
+					// #nosec G115 -- a position in paths (below MaxInt32) and counts of one path's views, which 32-bit positions bound
 					days[day] = append(days[day], pathDay{uint32(pi), uint32(c.Human), uint32(c.AI), uint32(c.Total)})
 				})
 			}
