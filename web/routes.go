@@ -27,7 +27,7 @@ func (a *app) router() *mux.Router {
 		ready["redis"] = redisPinger{a.rdb}
 	}
 	r.Handle("/readyz", api.Readyz(ready)).Methods(http.MethodGet, http.MethodHead)
-	r.Handle("/openapi.json", api.OpenAPI(api.OpenAPIDocument(a.cfg.BaseURL, api.AgentOpenAPI(), api.AnalyticsOpenAPI(), api.FeedbackOpenAPI()))).Methods(http.MethodGet, http.MethodHead)
+	r.Handle("/openapi.json", api.OpenAPI(api.FolioOpenAPI(a.cfg.BaseURL))).Methods(http.MethodGet, http.MethodHead)
 
 	// The keyed APIs are groups for their middleware only, not matched by a
 	// path prefix: each route carries its whole path, which spares every

@@ -18,6 +18,12 @@ type OpenAPIPart struct {
 	Schemas  map[string]any
 }
 
+// FolioOpenAPI is the document /openapi.json serves: every public area's
+// part, for the base URL.
+func FolioOpenAPI(baseURL string) map[string]any {
+	return OpenAPIDocument(baseURL, AgentOpenAPI(), AnalyticsOpenAPI(), FeedbackOpenAPI())
+}
+
 // OpenAPIDocument assembles an OpenAPI 3.1 document from the parts.
 func OpenAPIDocument(baseURL string, parts ...OpenAPIPart) map[string]any {
 	paths, webhooks := map[string]any{}, map[string]any{}
