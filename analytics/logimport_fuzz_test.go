@@ -73,48 +73,84 @@ func FuzzParseCombined(f *testing.F) {
 	})
 }
 
-// FuzzLogFormats: under every format, a line is a page view with a valid
-// address or visitor, a UTC time and a normalized path, or it is skipped
-// for a documented reason; never half a view.
+// fuzzNginxSpecs are nginx log_format strings FuzzLogFormats reads lines
+// in: nginx's "main", one with the time in ISO 8601, the method and URI
+// apart, the host and Accept, and one with the time as $msec and JSON
+// escaping.
+var fuzzNginxSpecs = []string{
+	`$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for"`,
+	`${remote_addr} [$time_iso8601] $request_method $request_uri $status "$http_user_agent" "$http_accept" $http_host rt=$request_time`,
+	`{"ts":"$msec","ip":"$remote_addr","host":"$host","uri":"$uri","req":"$request","status":$status,"ref":"$http_referer","ua":"$http_user_agent"}`,
+}
+
+// FuzzLogFormats: under every format (auto and nginx:<log_format> among
+// them), each line of a file, read in order by one parser as an import
+// reads it (so CloudFront's header and auto's choice carry on to the
+// lines after them), is a page view or is skipped for a documented reason;
+// never a panic, never half a view. A view has a valid address or the
+// log's visitor id, a time after 1970 and not to come (as the events API
+// takes) that RFC 3339 writes, a normalized path starting with /, a line
+// key, and a referrer that classes without fault.
 func FuzzLogFormats(f *testing.F) {
 	formats := []LogFormat{autoFormat{}}
 	formats = append(formats, logFormats...)
-	nginx, err := LogFormatByName(`nginx:$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for"`)
+	for _, spec := range fuzzNginxSpecs {
+		nginx, err := LogFormatByName("nginx:" + spec)
+		if err != nil {
+			f.Fatal(err)
+		}
+		formats = append(formats, nginx)
+	}
+	refs, err := EmbeddedReferrerClassifier()
 	if err != nil {
 		f.Fatal(err)
 	}
-	formats = append(formats, nginx)
+	texts := []string{
+		`203.0.113.5 - - [01/Apr/2026:10:00:00 +0000] "GET /docs/a HTTP/1.1" 200 512 "https://chatgpt.com/" "` + firefox + `" "198.51.100.7, 10.0.0.9"`,
+		`203.0.113.5 [2026-04-01T12:00:00+02:00] GET /guide.md?x=1 200 "` + chatGPT + `" "text/markdown" docs.example.com rt=0.004`,
+		`{"ts":"1775037600.123","ip":"10.0.0.5","host":"docs.example.com","uri":"/guide","req":"GET /guide?x=1 HTTP/1.1","status":200,"ref":"https://www.google.com/search?q=x","ua":"say \"hi\""}`,
+	}
 	for _, c := range logCases {
-		for _, line := range strings.Split(c.text, "\n") {
-			for i := range formats {
-				f.Add(uint8(i), line)
-			}
+		texts = append(texts, c.text)
+	}
+	for _, text := range texts {
+		for i := range formats {
+			f.Add(uint8(i), text)
 		}
 	}
-	reasons := map[string]bool{SkipMalformed: true, SkipMethod: true, SkipStatus: true, SkipAsset: true, SkipPath: true, SkipHeader: true, SkipEvent: true}
-	f.Fuzz(func(t *testing.T, which uint8, line string) {
+	reasons := map[string]bool{SkipMalformed: true, SkipMethod: true, SkipStatus: true, SkipAsset: true, SkipPath: true, SkipHeader: true, SkipEvent: true, SkipTime: true}
+	f.Fuzz(func(t *testing.T, which uint8, text string) {
 		format := formats[int(which)%len(formats)]
-		st := ImportStats{Skipped: map[string]int{}}
-		e, ok := newLogLines(ImportOptions{Format: format, Trusted: testTrusted}).read([]byte(line), &st)
-		if !ok {
-			for reason := range st.Skipped {
-				if !reasons[reason] {
-					t.Fatalf("%s %q: skipped for %q, not a documented reason", format.Name(), line, reason)
+		lines := newLogLines(ImportOptions{Format: format, Trusted: testTrusted})
+		for _, line := range strings.Split(text, "\n") {
+			st := ImportStats{Skipped: map[string]int{}}
+			e, ok := lines.read([]byte(line), &st)
+			if !ok {
+				for reason := range st.Skipped {
+					if !reasons[reason] {
+						t.Fatalf("%s %q: skipped for %q, not a documented reason", format.Name(), line, reason)
+					}
 				}
+				continue
 			}
-			return
-		}
-		if _, err := netip.ParseAddr(e.IP); err != nil && e.VisitorID == "" {
-			t.Fatalf("%s %q: stored with address %q and no visitor: %v", format.Name(), line, e.IP, err)
-		}
-		if e.At.Location() != time.UTC || e.At.Before(time.Unix(0, 0)) {
-			t.Fatalf("%s %q: time %v", format.Name(), line, e.At)
-		}
-		if p, err := NormalizePath(e.Path); err != nil || p != e.Path {
-			t.Fatalf("%s %q: stored path %q is not a normalized path (%q, %v)", format.Name(), line, e.Path, p, err)
-		}
-		if len(e.LineHash) != 16 {
-			t.Fatalf("%s %q: no line key", format.Name(), line)
+			if _, err := netip.ParseAddr(e.IP); err != nil && e.VisitorID == "" {
+				t.Fatalf("%s %q: stored with address %q and no visitor: %v", format.Name(), line, e.IP, err)
+			}
+			if e.At.Location() != time.UTC || e.At.Before(time.Unix(0, 0)) || e.At.After(time.Now().Add(maxFuture)) {
+				t.Fatalf("%s %q: time %v", format.Name(), line, e.At)
+			}
+			if back, err := time.Parse(time.RFC3339Nano, e.Raw().Timestamp); err != nil || !back.Equal(e.At) {
+				t.Fatalf("%s %q: time %v is written %q, read back as %v (%v)", format.Name(), line, e.At, e.Raw().Timestamp, back, err)
+			}
+			if p, err := NormalizePath(e.Path); err != nil || p != e.Path || !strings.HasPrefix(p, "/") {
+				t.Fatalf("%s %q: stored path %q is not a normalized path (%q, %v)", format.Name(), line, e.Path, p, err)
+			}
+			if len(e.LineHash) != 16 {
+				t.Fatalf("%s %q: no line key", format.Name(), line)
+			}
+			if r := refs.Classify(e.Referrer, e.Host, nil); r.Channel != Direct && r.Source == "" {
+				t.Fatalf("%s %q: referrer %q is of channel %v from no source", format.Name(), line, e.Referrer, r.Channel)
+			}
 		}
 	})
 }
