@@ -299,14 +299,7 @@ func normalHost(h string) string {
 // domains, as OriginAllowed reads them; none, when it names none).
 func ownHost(host string, domains []string) bool {
 	for _, d := range domains {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if i := strings.Index(d, "://"); i >= 0 {
-			d = d[i+3:]
-		}
-		d, _, _ = strings.Cut(d, "/")
-		if h, _, ok := strings.Cut(d, ":"); ok {
-			d = h
-		}
+		d = allowedHost(d)
 		switch {
 		case d == "":
 		case strings.HasPrefix(d, "*."):

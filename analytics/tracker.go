@@ -100,6 +100,20 @@ func (s *Service) TrackBrowserEvent(ctx context.Context, e BrowserEvent) (bool, 
 	return n == 1, err
 }
 
+// allowedHost is one entry of a project's allowed domains as a host or a
+// "*.host" pattern: lower case, without a scheme, path or port.
+func allowedHost(d string) string {
+	d = strings.ToLower(strings.TrimSpace(d))
+	if i := strings.Index(d, "://"); i >= 0 {
+		d = d[i+3:]
+	}
+	d, _, _ = strings.Cut(d, "/")
+	if h, _, ok := strings.Cut(d, ":"); ok {
+		d = h
+	}
+	return d
+}
+
 // OriginAllowed says whether a page at origin may report views for a project
 // whose allowed domains (comma-separated hosts, "*.example.com" for
 // subdomains) are given; an empty list allows any origin.
@@ -113,14 +127,7 @@ func OriginAllowed(allowedDomains, origin string) bool {
 	}
 	host := strings.ToLower(u.Hostname())
 	for _, d := range strings.Split(allowedDomains, ",") {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if i := strings.Index(d, "://"); i >= 0 {
-			d = d[i+3:]
-		}
-		d, _, _ = strings.Cut(d, "/")
-		if h, _, ok := strings.Cut(d, ":"); ok {
-			d = h
-		}
+		d = allowedHost(d)
 		switch {
 		case d == "":
 		case strings.HasPrefix(d, "*."):
