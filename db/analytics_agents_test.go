@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/db"
-	"github.com/folio-docs/folio/internal/testenv"
 )
 
 // Each view keeps its agent: the agents' dictionary is shared by batches
@@ -18,15 +17,7 @@ import (
 // zero agent, a person's view nowhere.
 func TestAnalyticsAgentCounts(t *testing.T) {
 	ctx := context.Background()
-	d := testenv.NewDB(t)
-	p, err := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := d.AnalyticsSite(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _, site := newAnalyticsSite(t)
 	chatgpt := db.ViewAgent{Name: "ChatGPT-User", Operator: "OpenAI"}
 	md := db.ViewAgent{Name: "Markdown reader"}
 	first := []db.NewPageView{

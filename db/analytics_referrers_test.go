@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/folio-docs/folio/db"
-	"github.com/folio-docs/folio/internal/testenv"
 )
 
 // Each view keeps where it came from: the sources' dictionary is shared by
@@ -16,15 +15,7 @@ import (
 // and of people's views only, and direct views (no source) are one row.
 func TestAnalyticsReferrerCounts(t *testing.T) {
 	ctx := context.Background()
-	d := testenv.NewDB(t)
-	p, err := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := d.AnalyticsSite(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _, site := newAnalyticsSite(t)
 	chatgpt := db.ViewReferral{Source: "chatgpt.com", Channel: "aiAssistant", Name: "ChatGPT"}
 	google := db.ViewReferral{Source: "google.com", Channel: "search", Name: "Google"}
 	blog := db.ViewReferral{Source: "blog.example.org", Channel: "other"}

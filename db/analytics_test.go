@@ -11,21 +11,29 @@ import (
 	"github.com/folio-docs/folio/internal/testenv"
 )
 
+// newAnalyticsSite is a fresh database with one project and its analytics
+// site.
+func newAnalyticsSite(t *testing.T) (*db.DB, db.Project, int64) {
+	t.Helper()
+	d := testenv.NewDB(t)
+	p, err := d.CreateProject(context.Background(), db.Project{Name: "Docs", Repository: "/tmp/docs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := d.AnalyticsSite(context.Background(), p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, p, site
+}
+
 // TestInsertPageViewsBatches stores batches through the multi-row
 // statements: a log line twice in one batch or in two batches is stored
 // once, dictionary entries stored by another cache (another process) are
 // found again, and the views read back column-wise are the ones stored.
 func TestInsertPageViewsBatches(t *testing.T) {
 	ctx := context.Background()
-	d := testenv.NewDB(t)
-	p, err := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := d.AnalyticsSite(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _, site := newAnalyticsSite(t)
 	key := func(b byte) int64 { return int64(b) << 40 }
 	first := []db.NewPageView{
 		{At: 1000, Path: "/a", VisitorID: key(1), Class: 0, LineHash: []byte("line-1")},
@@ -77,15 +85,7 @@ func TestInsertPageViewsBatches(t *testing.T) {
 // is refused with its value, not wrapped around into another class.
 func TestAnalyticsViewColumnsRefusesAClassOutOfRange(t *testing.T) {
 	ctx := context.Background()
-	d := testenv.NewDB(t)
-	p, err := d.CreateProject(ctx, db.Project{Name: "Docs", Repository: "/tmp/docs"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	site, err := d.AnalyticsSite(ctx, p.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, _, site := newAnalyticsSite(t)
 	if _, err := d.InsertPageViews(ctx, site, db.NewAnalyticsDict(), []db.NewPageView{{At: 1000, Path: "/a", VisitorID: 1, Class: 1}}); err != nil {
 		t.Fatal(err)
 	}
