@@ -28,8 +28,6 @@ type param struct {
 // tool's params: every value present is of its param's kind.
 type args map[string]json.RawMessage
 
-func (a args) has(name string) bool { _, ok := a[name]; return ok }
-
 func (a args) str(name string) string {
 	var s string
 	_ = json.Unmarshal(a[name], &s) // checked against the tool's params already: absent or a JSON string

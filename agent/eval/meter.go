@@ -30,15 +30,12 @@ func newMeter(m Model) (*meter, error) {
 		return nil, fmt.Errorf("the model's base URL %q is not an absolute URL", m.BaseURL)
 	}
 	mt := &meter{price: m.Price}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	director := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		director(r)
-		r.Host = target.Host
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target) // the endpoint's scheme, host (Host header too) and base path
 		// Let the proxy's transport ask for and undo compression, so the
 		// answer it reads is plain JSON.
-		r.Header.Del("Accept-Encoding")
-	}
+		r.Out.Header.Del("Accept-Encoding")
+	}}
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		if resp.StatusCode != http.StatusOK {
 			return nil
