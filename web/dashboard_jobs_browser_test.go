@@ -122,7 +122,10 @@ func TestJobPagesInBrowser(t *testing.T) {
 	do(t, ctx, "send a follow-up",
 		chromedp.SendKeys(chromedp.ID("followup-prompt"), "Also cover key expiry."),
 		chromedp.Click(chromedp.CSS(`#followup button`)),
-		chromedp.WaitVisible(chromedp.CSS(`.msg-user:nth-child(5)`)), // prompt, call, result, answer, follow-up
+		// The follow-up in the conversation: the page has the job as the
+		// follow-up left it, so the completed status waited for next is
+		// the second turn's, not the first's.
+		chromedp.WaitVisible(`//*[contains(concat(" ", normalize-space(@class), " "), " msg-user ")][contains(., "Also cover key expiry.")]`), // a plain string is an XPath search
 		chromedp.WaitVisible(chromedp.CSS(`#job-live[data-polling=false] .job-title-row .status-completed`)),
 	)
 	if got := text(t, ctx, ".convo"); !strings.Contains(got, "Wrote notes/2.md.") {
