@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -496,9 +497,14 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 		return err
 	}
 	days := arrayOf[int64](r)
+	lastDay := floorDiv(time.Now().UnixMilli(), msPerDay) + 1
 	for _, d := range days {
-		if d < minDay || d > maxDay {
-			return fmt.Errorf("analytics: the index snapshot's day %d is outside the times a view can have", d)
+		if d < 0 || d > lastDay {
+			// Every door refuses a view before 1970 or more than five
+			// minutes ahead; loads and queries walk the days from the
+			// first to the last, so one far ahead would hold them there
+			// (a day in the year 31,000,000: a load ran past ten minutes).
+			return fmt.Errorf("analytics: the index snapshot's day %d is not one a view can have: from 1970 (day 0) to tomorrow (day %d)", d, lastDay)
 		}
 		dv := &dayTraffic{}
 		for c := range dv.views {
@@ -825,12 +831,6 @@ var pathWords = func() int {
 	return int(n)
 }()
 
-// The days a view's time (unix ms, an int64) can fall on.
-const (
-	minDay = math.MinInt64 / msPerDay
-	maxDay = math.MaxInt64 / msPerDay
-)
-
 // maxSnapshotAgentID bounds the agents' database ids a snapshot may name:
 // the index keeps an array indexed by them (2 bytes each).
 const maxSnapshotAgentID = 1 << 24
@@ -877,6 +877,20 @@ func (x *index) checkDecoded() error {
 			for _, a := range p.agent[c] {
 				if int(a) >= len(x.agents) {
 					return damaged("path %q has a view of agent %d of %d", p.name, a, len(x.agents))
+				}
+			}
+			// Queries search the times, and the agents' day counts put each
+			// view at its day's place from the first: in order, within the
+			// days, or a place before the first.
+			if at := p.at[c]; len(at) > 0 {
+				lo, hi := x.firstDay*msPerDay, x.endDay*msPerDay
+				for _, t := range []int64{at[0], at[len(at)-1]} {
+					if t < lo || t >= hi {
+						return damaged("path %q has a view at %d ms, outside its days [%d, %d) ms", p.name, t, lo, hi)
+					}
+				}
+				if !slices.IsSorted(at) {
+					return damaged("path %q has views out of time order", p.name)
 				}
 			}
 		}

@@ -3,14 +3,19 @@ package analytics
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
+	"github.com/folio-docs/folio/db"
 	"github.com/folio-docs/folio/model"
 )
 
@@ -35,70 +40,238 @@ func withHeader(b []byte) []byte {
 	return b
 }
 
+// snapshotWorld is where FuzzReadSnapshot reads its snapshots: a database
+// with one site, whose snapshot the code wrote after the first views, and
+// views stored after it (so a snapshot that is used has views appended to
+// its arrays, as at a restart), and the answers the views give.
+type snapshotWorld struct {
+	d       *db.DB
+	cls     *Classifier
+	project string
+	site    int64
+	path    string // where the site's snapshot is read from
+	good    []byte // the snapshot the code wrote
+	views   int64  // views stored
+	want    string // every answer, from the views alone
+	// rebuildAlloc is what a start from the database alone allocates,
+	// its answers included.
+	rebuildAlloc uint64
+}
+
+// Views in the fuzz world's database: before the snapshot, and after it.
+const (
+	fuzzSnapViews  = 400
+	fuzzLaterViews = 60
+)
+
+func newSnapshotWorld(t testing.TB) *snapshotWorld {
+	t.Helper()
+	s, d, project := newTestService(t)
+	ctx := context.Background()
+	cfg := GenConfig{Views: fuzzSnapViews, Paths: 12, Visitors: 90, From: snapStart, To: snapStart.AddDate(0, 0, 40), Seed: 27}
+	record(t, s, project, cfg)
+	saved, err := NewService(d, s.cls).SaveIndex(ctx, project, nil)
+	if err != nil || saved.Path == "" {
+		t.Fatalf("SaveIndex: %+v, %v", saved, err)
+	}
+	cfg.Views, cfg.Seed = fuzzLaterViews, 28
+	record(t, s, project, cfg)
+	good, err := os.ReadFile(saved.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := d.AnalyticsSiteID(ctx, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &snapshotWorld{d: d, cls: s.cls, project: project, site: site, path: saved.Path, good: good, views: fuzzSnapViews + fuzzLaterViews}
+
+	// The answers from the views alone, and what that start allocates.
+	if err := os.Remove(w.path); err != nil {
+		t.Fatal(err)
+	}
+	_, want, read, why, alloc := w.start(t)
+	if read != w.views || why == nil {
+		t.Fatalf("without its snapshot the start read %d views of %d (snapshot: %v)", read, w.views, why)
+	}
+	w.want, w.rebuildAlloc = want, alloc
+	// The snapshot the code wrote is used, and gives the same answers.
+	if err := os.WriteFile(w.path, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, got, read, why, _ := w.start(t)
+	if why != nil || read != fuzzLaterViews {
+		t.Fatalf("the snapshot written was not used: %v (read %d views)", why, read)
+	}
+	if got != w.want {
+		t.Fatalf("from the snapshot:\n%s\nfrom the views:\n%s", got, w.want)
+	}
+	return w
+}
+
+// start starts a service on the world's database, as serve does
+// (Preload), and asks it every answer: it returns the service, the
+// answers, how many views the load read from the database, why it did not
+// use the snapshot (nil when it did), and the bytes the load and the
+// answers allocated. A start that has not answered after a minute fails
+// the test.
+func (w *snapshotWorld) start(t testing.TB) (s *Service, answers string, read int64, why error, alloc uint64) {
+	t.Helper()
+	type result struct {
+		answers string
+		load    IndexLoad
+		err     error
+		alloc   uint64
+	}
+	s = NewService(w.d, w.cls)
+	s.snapshotMin = 0 // never writes the snapshot back: every input is read as given
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		before := heapAllocated()
+		loads, err := s.Preload(context.Background())
+		switch {
+		case err != nil:
+			r.err = fmt.Errorf("the load failed: %w", err)
+		case len(loads) != 1:
+			r.err = fmt.Errorf("Preload reported %+v, want one load", loads)
+		default:
+			r.load = loads[0]
+			r.answers, r.err = w.answers(s)
+		}
+		r.alloc = heapAllocated() - before
+		done <- r
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the start did not answer within a minute")
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return s, r.answers, r.load.Read, r.load.Snapshot, r.alloc
+}
+
+// answers is every answer the service gives about the world's project
+// that the index makes, as JSON: the exports over a few ranges, each
+// agent's pages, the chart's series, the daily report, the views' totals
+// and the first view.
+func (w *snapshotWorld) answers(s *Service) (string, error) {
+	ctx := context.Background()
+	var out []any
+	var errs []error
+	add := func(v any, err error) {
+		out, errs = append(out, v), append(errs, err)
+	}
+	day := snapStart.AddDate(0, 0, 3)
+	for _, q := range []Query{
+		{},
+		{From: ptr(day), To: ptr(day.AddDate(0, 0, 1))},
+		{From: ptr(snapStart.Add(30*time.Hour + 123*time.Millisecond))},
+		{From: ptr(snapStart.AddDate(0, 0, 2)), To: ptr(snapStart.AddDate(0, 0, 33))},
+	} {
+		q.Limit = MaxLimit
+		add(s.Visitors(ctx, w.project, q))
+		add(s.Views(ctx, w.project, q))
+		agents, err := s.Agents(ctx, w.project, q, "")
+		add(agents, err)
+		add(s.Agents(ctx, w.project, q, "/"))
+		for _, a := range agents.Agents {
+			c, _ := ParseClass(a.Class)
+			add(s.AgentPages(ctx, w.project, q, a.Name, c))
+		}
+	}
+	from, to := snapStart.AddDate(0, 0, -1), snapStart.AddDate(0, 0, 41)
+	for _, u := range []Unit{Day, Week, Month} {
+		add(s.VisitorSeries(ctx, w.project, Query{From: &from, To: &to, Limit: 10}, u, true))
+		add(s.Report(ctx, w.project, Query{From: &from, To: &to, Limit: 10}, u, false))
+	}
+	add(s.ViewTotals(ctx, w.project, Query{From: &from, To: &to}))
+	first, ok, err := s.FirstView(ctx, w.project)
+	add([]any{first, ok}, err)
+	if err := errors.Join(errs...); err != nil {
+		return "", err
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}
+
 // FuzzReadSnapshot: any bytes in a site's snapshot file, as they are and
 // with the header's length and checksum made to fit them (so a hostile
-// body reaches the arrays), are either refused with a reason of the index
-// snapshot's own, or loaded into an index that answers every export and
-// takes new views; never a panic, and never an allocation out of
-// proportion to the file.
+// body reaches the arrays), never panic, hang or allocate out of
+// proportion to the file, whether read alone or by a start as serve's. A
+// file refused is refused with a reason of the index snapshot's own, and
+// the start rebuilds the index from the database: every answer as the
+// views give it. A file used answers every export within the time, and
+// takes new views. The corpus starts from a real snapshot, cut short and
+// with bits flipped, and one of version 3.
 func FuzzReadSnapshot(f *testing.F) {
 	ctx := context.Background()
-	s, d, project := newTestService(f)
-	record(f, s, project, snapTraffic(31, 300))
-	if _, err := s.SaveIndex(ctx, project, nil); err != nil {
-		f.Fatal(err)
-	}
-	st, err := s.site(ctx, project, false)
-	if err != nil {
-		f.Fatal(err)
-	}
-	path := snapshotPath(d, st.id)
-	good, err := os.ReadFile(path)
-	if err != nil {
-		f.Fatal(err)
-	}
+	w := newSnapshotWorld(f)
+	good := w.good
 	f.Add(good)
-	f.Add(good[:snapshotHeader])
-	f.Add(good[:len(good)/2])
+	for _, n := range []int{0, 7, snapshotHeader - 1, snapshotHeader, snapshotHeader + 32, len(good) / 3, len(good) / 2, len(good) - 8, len(good) - 1} {
+		f.Add(good[:n])
+	}
+	for _, at := range []int{0, 8, 12, 16, 24, snapshotHeader + 40, snapshotHeader + 80, snapshotHeader + 128, len(good) / 4, len(good) / 2, 3 * len(good) / 4, len(good) - 1} {
+		for _, bit := range []byte{0x01, 0x80} {
+			b := append([]byte(nil), good...)
+			b[at] ^= bit
+			f.Add(b)
+		}
+	}
 	if old, err := os.ReadFile("testdata/snapshot-v3/folio.db" + snapshotSuffix(1)); err == nil {
 		f.Add(old)
 	}
 
-	from, to := snapStart.AddDate(0, 0, -1), snapStart.AddDate(0, 0, 12)
-	q := Query{From: &from, To: &to, Limit: MaxLimit}
+	to := snapStart.AddDate(0, 0, 41)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, data := range [][]byte{b, withHeader(b)} {
-			if err := os.WriteFile(path, data, 0o600); err != nil {
+			if err := os.WriteFile(w.path, data, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			x := newIndex(st.id)
+			x := newIndex(w.site)
 			before := heapAllocated()
-			err := x.readSnapshot(ctx, d, path)
+			err := x.readSnapshot(ctx, w.d, w.path)
 			if grew := heapAllocated() - before; grew > 8*uint64(len(data))+16<<20 {
 				t.Fatalf("reading a snapshot of %d bytes allocated %d", len(data), grew)
 			}
-			if err != nil {
-				if !strings.HasPrefix(err.Error(), "analytics: ") {
-					t.Fatalf("refused without a reason of the snapshot's own: %v", err)
+			if err != nil && !strings.HasPrefix(err.Error(), "analytics: ") {
+				t.Fatalf("refused without a reason of the snapshot's own: %v", err)
+			}
+
+			// A start beside it, as serve's: a start from the views alone
+			// allocates rebuildAlloc; a snapshot's arrays are used in
+			// place, so one adds a few times its size at most.
+			fresh, got, read, why, alloc := w.start(t)
+			if limit := 2*w.rebuildAlloc + 16*uint64(len(data)) + 4<<20; alloc > limit {
+				t.Fatalf("a snapshot of %d bytes (refused: %v): the start and its answers allocated %d bytes, more than %d", len(data), why, alloc, limit)
+			}
+			if (err == nil) != (why == nil) {
+				t.Fatalf("readSnapshot said %v, the start's load %v", err, why)
+			}
+			if why != nil {
+				if read != w.views || got != w.want {
+					t.Fatalf("refused (%v), and the index rebuilt from %d views of %d answers:\n%s\nwant:\n%s", why, read, w.views, got, w.want)
 				}
 				continue
 			}
-			// Accepted: a service starting from it answers every export
-			// and takes a view of each class on its newest path.
-			fresh := NewService(d, s.cls)
-			fresh.snapshotMin = 1 << 62 // never writes over the file under test
-			if _, err := fresh.Visitors(ctx, project, q); err != nil {
-				t.Fatal(err)
+			if read != fuzzLaterViews {
+				t.Fatalf("the snapshot was used, and %d views read after it, want %d", read, fuzzLaterViews)
 			}
-			fst, err := fresh.site(ctx, project, false)
+			if string(data) == string(good) && got != w.want {
+				t.Fatalf("the snapshot the code wrote gave other answers:\n%s\nwant:\n%s", got, w.want)
+			}
+
+			// Used: the index takes a view of each class on its newest
+			// path, and answers again.
+			st, err := fresh.site(ctx, w.project, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if why := fst.idx.snapshotUsed(); why != nil {
-				t.Fatalf("readSnapshot took the file, the service's load did not: %v", why)
-			}
-			answer(t, fresh, project, q)
-			fx := fst.idx
+			fx := st.idx
 			fx.mu.Lock()
 			var v model.PageViewColumns
 			for c := range numClasses {
@@ -117,45 +290,18 @@ func FuzzReadSnapshot(f *testing.F) {
 			if err != nil {
 				t.Fatalf("a view on the snapshot's newest path: %v", err)
 			}
-			answer(t, fresh, project, q)
+			if _, err := w.answers(fresh); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }
 
-// answer asks s every export of project over q's range.
-func answer(t *testing.T, s *Service, project string, q Query) {
-	t.Helper()
-	ctx := context.Background()
-	if _, err := s.Visitors(ctx, project, q); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Views(ctx, project, q); err != nil {
-		t.Fatal(err)
-	}
-	for _, u := range []Unit{Day, Week, Month} {
-		if _, err := s.VisitorSeries(ctx, project, q, u, true); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.Report(ctx, project, q, u, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	agents, err := s.Agents(ctx, project, q, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range agents.Agents {
-		for c := AI; c < numClasses; c++ {
-			if _, err := s.AgentPages(ctx, project, q, a.Name, c); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
 // TestHostileSnapshotIsRefusedAndRebuilt: a snapshot written by someone
 // else, whole and with a right checksum, whose numbers would make the index
-// allocate without bound, probe forever, or index past its arrays, is
+// allocate without bound, probe or count days for ever, or index past its
+// arrays (a view before its first day, or out of order, put the agents'
+// day counts at a negative position; FuzzReadSnapshot's targets), is
 // refused with a reason that names what is wrong, and the index is loaded
 // from the database instead, exactly.
 func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
@@ -192,9 +338,16 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 				}
 			}
 		}, "visitors' table"},
-		{"a day no time falls on", func(x *index) {
-			x.days[maxDay+1] = &dayTraffic{visitors: [2]*roaring.Bitmap{roaring.New(), roaring.New()}, paths: roaring.New()}
-		}, "day 106751991168"},
+		{"a day still to come", func(x *index) {
+			// The year 31,000,000: a load counting the agents' days up to
+			// it ran past ten minutes.
+			x.days[int64(1e15)/86400] = &dayTraffic{visitors: [2]*roaring.Bitmap{roaring.New(), roaring.New()}, paths: roaring.New()}
+		}, "day 11574074074 is not one a view can have"},
+		{"a view before its first day", func(x *index) { busy(x).at[AI][0] = 0 }, "a view at 0 ms, outside its days"},
+		{"views out of time order", func(x *index) {
+			at := busy(x).at[AI]
+			at[0], at[len(at)-1] = at[len(at)-1], at[0]
+		}, "views out of time order"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.WriteFile(path, good, 0o600); err != nil {
