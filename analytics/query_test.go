@@ -21,11 +21,7 @@ func newTestService(t testing.TB) (*Service, *db.DB, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, err := NewClassifier()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return NewService(d, cls), d, p.ID
+	return NewService(d, newTestClassifier(t)), d, p.ID
 }
 
 // record generates traffic and stores it through the service.

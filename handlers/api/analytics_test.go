@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +28,11 @@ type analyticsServer struct {
 	url, project, key string
 	db                *db.DB
 }
+
+// classifier is built once for the tests, as serve builds one for the
+// process (web/app.go): a build costs about 0.45 s of CPU under -race, and a
+// Classifier does not change once built.
+var classifier = sync.OnceValues(analytics.NewClassifier)
 
 // newAnalyticsServer serves the analytics API and the tracker over real
 // HTTP, as web/routes.go assembles them.
@@ -49,7 +55,7 @@ func newAnalyticsServerWith(t testing.TB, allowedDomains string, limits api.Trac
 	if err != nil {
 		t.Fatal(err)
 	}
-	cls, err := analytics.NewClassifier()
+	cls, err := classifier()
 	if err != nil {
 		t.Fatal(err)
 	}
