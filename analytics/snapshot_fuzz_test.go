@@ -90,7 +90,7 @@ func newSnapshotWorld(t testing.TB) *snapshotWorld {
 	if err := os.Remove(w.path); err != nil {
 		t.Fatal(err)
 	}
-	_, want, read, why, alloc := w.start(t)
+	_, want, read, alloc, why := w.start(t)
 	if read != w.views || why == nil {
 		t.Fatalf("without its snapshot the start read %d views of %d (snapshot: %v)", read, w.views, why)
 	}
@@ -99,7 +99,7 @@ func newSnapshotWorld(t testing.TB) *snapshotWorld {
 	if err := os.WriteFile(w.path, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, got, read, why, _ := w.start(t)
+	_, got, read, _, why := w.start(t)
 	if why != nil || read != fuzzLaterViews {
 		t.Fatalf("the snapshot written was not used: %v (read %d views)", why, read)
 	}
@@ -111,11 +111,11 @@ func newSnapshotWorld(t testing.TB) *snapshotWorld {
 
 // start starts a service on the world's database, as serve does
 // (Preload), and asks it every answer: it returns the service, the
-// answers, how many views the load read from the database, why it did not
-// use the snapshot (nil when it did), and the bytes the load and the
-// answers allocated. A start that has not answered after a minute fails
+// answers, how many views the load read from the database, the bytes the
+// load and the answers allocated, and why it did not use the snapshot (nil
+// when it did). A start that has not answered after a minute fails
 // the test.
-func (w *snapshotWorld) start(t testing.TB) (s *Service, answers string, read int64, why error, alloc uint64) {
+func (w *snapshotWorld) start(t testing.TB) (s *Service, answers string, read int64, alloc uint64, why error) {
 	t.Helper()
 	type result struct {
 		answers string
@@ -151,7 +151,7 @@ func (w *snapshotWorld) start(t testing.TB) (s *Service, answers string, read in
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	return s, r.answers, r.load.Read, r.load.Snapshot, r.alloc
+	return s, r.answers, r.load.Read, r.alloc, r.load.Snapshot
 }
 
 // answers is every answer the service gives about the world's project
@@ -245,7 +245,7 @@ func FuzzReadSnapshot(f *testing.F) {
 			// A start beside it, as serve's: a start from the views alone
 			// allocates rebuildAlloc; a snapshot's arrays are used in
 			// place, so one adds a few times its size at most.
-			fresh, got, read, why, alloc := w.start(t)
+			fresh, got, read, alloc, why := w.start(t)
 			if limit := 2*w.rebuildAlloc + 16*uint64(len(data)) + 4<<20; alloc > limit {
 				t.Fatalf("a snapshot of %d bytes (refused: %v): the start and its answers allocated %d bytes, more than %d", len(data), why, alloc, limit)
 			}
