@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -284,5 +286,44 @@ func TestCLIKeysAcrossProjects(t *testing.T) {
 	}
 	if list := te.must(t, "", "key", "list", "--project", a); len(strings.Split(list, "\n")) != 2 {
 		t.Fatalf("refused keys were stored:\n%s", list)
+	}
+}
+
+// TestGitDoorTakesNoIngestKey: git over HTTP opens the project's local
+// repository to its read and write keys; an ingest key, which a third party
+// holds to send traffic (a drain, a CDN), is refused (403) and clones
+// nothing, as the API refuses it every door but the events API and the
+// drains.
+func TestGitDoorTakesNoIngestKey(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.useRepository(t, newDocsRepo(t))
+	repo := s.URL + "/git/" + s.project.ID + ".git"
+	for _, scope := range []string{model.ScopeRead, model.ScopeWrite, model.ScopeIngest} {
+		plain, _, err := s.app.keys.Issue(context.Background(), s.project.ID, scope, scope, "never")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, _ := http.NewRequest(http.MethodGet, repo+"/info/refs?service=git-upload-pack", nil)
+		req.SetBasicAuth("anyone", plain)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		want := http.StatusOK
+		if scope == model.ScopeIngest {
+			want = http.StatusForbidden
+		}
+		if res.StatusCode != want || want == http.StatusForbidden && !strings.Contains(string(body), "ingest scope") {
+			t.Errorf("the %s key asking for the refs: %d %s; want %d", scope, res.StatusCode, body, want)
+		}
+		// git itself, with the key as the password.
+		clone := filepath.Join(t.TempDir(), "clone")
+		out, err := exec.Command("git", "clone", "--quiet", strings.Replace(repo, "http://", "http://anyone:"+plain+"@", 1), clone).CombinedOutput()
+		if cloned := err == nil; cloned != (scope != model.ScopeIngest) {
+			t.Errorf("git clone with the %s key: %v %s; want it to clone: %v", scope, err, out, scope != model.ScopeIngest)
+		}
 	}
 }

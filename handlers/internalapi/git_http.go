@@ -19,8 +19,9 @@ import (
 	"github.com/folio-docs/folio/model"
 )
 
-// Authenticator admits an API key (auth.Keys.Admit): a key that opens the
-// project, used from an address its allowlist admits, may clone and fetch.
+// Authenticator admits an API key (auth.Keys.Admit): a read or write key
+// that opens the project, used from an address its allowlist admits, may
+// clone and fetch.
 type Authenticator interface {
 	Admit(ctx context.Context, authorization, projectID string, client netip.Addr) (model.APIKey, error)
 }
@@ -32,8 +33,9 @@ type GitProjects interface {
 
 // GitHTTP serves projects' local repositories over git's smart HTTP
 // protocol at /git/{projectId}.git, through git's own `git http-backend`
-// (CGI). A key of the project may clone and fetch (any user name, the key
-// as password); the worker token may also push, and only folio/* branches:
+// (CGI). A read or write key of the project may clone and fetch (any user
+// name, the key as password; an ingest key is 403); the worker token may
+// also push, and only folio/* branches:
 // hooksDir's pre-receive hook refuses the rest. No one else may push.
 func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksDir string) http.Handler {
 	gitPath, lookErr := exec.LookPath("git")
@@ -52,7 +54,7 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 		worker := token.Matches(pass)
 		if !worker {
 			client, _ := netip.ParseAddr(ip) // not an address: no allowlist admits it
-			_, err := keys.Admit(r.Context(), "Bearer "+pass, id, client)
+			key, err := keys.Admit(r.Context(), "Bearer "+pass, id, client)
 			switch {
 			case errors.Is(err, model.ErrNoKey), errors.Is(err, model.ErrMalformed), errors.Is(err, model.ErrUnknownKey):
 				if pass != "" {
@@ -69,6 +71,11 @@ func GitHTTP(projects GitProjects, keys Authenticator, token WorkerToken, hooksD
 				return
 			case err != nil:
 				httpx.WriteInternal(w, r, err)
+				return
+			case !key.Allows(http.MethodGet, false):
+				// An ingest key is one a third party holds (a drain, a CDN): it
+				// sends traffic and reads nothing, the repository least of all.
+				httpx.WriteError(w, r, httpx.NewError(http.StatusForbidden, httpx.CodeForbidden, "This API key has the ingest scope: it may only send traffic, to the events API and the drains; clone with a read or write key."))
 				return
 			}
 		}
