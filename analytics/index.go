@@ -260,11 +260,6 @@ type loadOptions struct {
 	// copying them to their length is wasted, and at its peak (200 MB more
 	// at 100M views).
 	keepSpare bool
-	// noAgents leaves the agents' days and months uncounted: the caller
-	// counts them once it has read the index back from its snapshot (at
-	// 100M views, outside the peak of a load from the database), or never
-	// queries.
-	noAgents bool
 }
 
 // load is refresh, with options.
@@ -298,7 +293,7 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 			x.aggregate()
 			x.mu.Unlock()
 		}
-		if x.agentAgg == nil && !opt.noAgents {
+		if x.agentAgg == nil {
 			x.mu.Lock()
 			x.countAgents()
 			x.mu.Unlock()
@@ -426,7 +421,7 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	if x.agg == nil {
 		x.aggregate()
 	}
-	if x.agentAgg == nil && !opt.noAgents {
+	if x.agentAgg == nil {
 		x.countAgents()
 	}
 	if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
@@ -445,21 +440,6 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	}
 	x.current.Store(x.lastView)
 	x.emptied.Store(false)
-	return nil
-}
-
-// countAgentsOnce counts the agents' days and months unless a refresh
-// has: what a load with noAgents left to do.
-func (x *index) countAgentsOnce(ctx context.Context) error {
-	if err := x.takeToken(ctx); err != nil {
-		return err
-	}
-	defer x.dropToken()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.agentAgg == nil && x.current.Load() > 0 {
-		x.countAgents()
-	}
 	return nil
 }
 
@@ -576,7 +556,6 @@ func (x *index) reload(ctx context.Context, d Storage) error {
 		return err
 	}
 	x.aggregate()
-	x.countAgents()
 	x.sealAll()
 	x.current.Store(x.lastView)
 	x.emptied.Store(false)

@@ -124,7 +124,7 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 		t0 := time.Now()
 		// A large load is written and read back next (behind), which
 		// replaces its arrays; a small one leaves them little spare.
-		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, keepSpare: true, noAgents: true})
+		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, keepSpare: true})
 		if err != nil {
 			return loads, fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
 		}
@@ -137,9 +137,6 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 			if err := st.idx.reload(ctx, s.db); err != nil {
 				return loads, fmt.Errorf("analytics: unable to read back the index of project %s: %w", project, err)
 			}
-		}
-		if err := st.idx.countAgentsOnce(ctx); err != nil {
-			return loads, fmt.Errorf("analytics: unable to count the agents of project %s: %w", project, err)
 		}
 	}
 	return loads, nil
@@ -200,7 +197,7 @@ func (s *Service) SaveIndex(ctx context.Context, projectID string, progress func
 		return SavedIndex{}, err
 	}
 	var saved SavedIndex
-	err = st.idx.load(ctx, s.db, loadOptions{keepSpare: true, noAgents: true, progress: func(done, total int64) {
+	err = st.idx.load(ctx, s.db, loadOptions{keepSpare: true, progress: func(done, total int64) {
 		saved.Read = done
 		if progress != nil {
 			progress(done, total)

@@ -39,9 +39,10 @@ import (
 // rewritten) is ignored, and the index is loaded from the views.
 const (
 	snapshotMagic = "FOLIOIDX"
-	// snapshotVersion 4 carries each view's agent and the crawlers'
-	// visitors; a snapshot of version 3 lacks them, and is refused.
-	snapshotVersion = 4
+	// snapshotVersion 4 carried each view's agent and the crawlers'
+	// visitors, 5 the agents' days and months too; a snapshot of an
+	// earlier version lacks them, and is refused.
+	snapshotVersion = 5
 	// snapshotHeader: magic, version, byte-order mark, body length, CRC-32C.
 	snapshotHeader = 8 + 4 + 4 + 8 + 8
 	byteOrderMark  = 0x01020304
@@ -193,6 +194,10 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error
 	if x.lastView == 0 {
 		return nil
 	}
+	if x.agentAgg == nil {
+		// A load that failed half-way: a snapshot without them would count no agent.
+		return errors.New("analytics: the index's agents are not counted; its snapshot is not written")
+	}
 	fp, err := dbFingerprint(ctx, d)
 	if err != nil {
 		return err
@@ -305,6 +310,33 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 		}
 		for _, b := range [3]*roaring.Bitmap{dv.visitors[Human], dv.visitors[AI], dv.paths} {
 			raw, err := b.ToBytes()
+			if err != nil && w.err == nil {
+				w.err = err
+			}
+			w.bytes(raw)
+		}
+	}
+	// The agents' days, then months: a start reads them instead of
+	// counting them (at 100M views, seconds).
+	for _, set := range []map[int64]map[agentKey]*agentTraffic{x.agentAgg.days, x.agentAgg.months} {
+		type entry struct {
+			day int64
+			key agentKey
+			t   *agentTraffic
+		}
+		var entries []entry
+		for d, byAgent := range set {
+			for k, t := range byAgent {
+				entries = append(entries, entry{d, k, t})
+			}
+		}
+		slices.SortFunc(entries, func(a, b entry) int {
+			return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.key.class, b.key.class), cmp.Compare(a.key.agent, b.key.agent))
+		})
+		w.u64(uint64(len(entries)))
+		for _, e := range entries {
+			w.u64(toBits(e.day), uint64(e.key.class), uint64(e.key.agent), uint64(max(e.t.views, 0)))
+			raw, err := e.t.visitors.ToBytes()
 			if err != nil && w.err == nil {
 				w.err = err
 			}
@@ -430,7 +462,7 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	x.paths, x.pathOf, x.visitorOf, x.visitorIDs, x.nVisitors = y.paths, y.pathOf, y.visitorOf, y.visitorIDs, y.nVisitors
 	x.crawlers, x.nCrawlers = y.crawlers, y.nCrawlers
 	x.agents, x.agentIDs, x.agentOf, x.agentsLost = y.agents, y.agentIDs, y.agentOf, y.agentsLost
-	x.days, x.firstDay, x.endDay = y.days, y.firstDay, y.endDay
+	x.days, x.firstDay, x.endDay, x.agentAgg = y.days, y.firstDay, y.endDay, y.agentAgg
 	x.nVisitorViews, x.unsealed, x.agg = 0, 0, nil
 	// The arrays live in the mapping: unmap it once the index that holds
 	// them (every slice of it goes with this holder) is unreachable.
@@ -525,6 +557,9 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 		}
 		x.addDay(d, dv)
 	}
+	if err := x.decodeAgentDays(r); err != nil {
+		return err
+	}
 	if r.err != nil {
 		return r.err
 	}
@@ -588,6 +623,49 @@ func (x *index) decodeAgents(r *snapshotReader) error {
 		return fmt.Errorf("analytics: the index snapshot's agents are damaged")
 	}
 	return nil
+}
+
+// decodeAgentDays reads the agents' days and months encode wrote, each
+// day one of the index's, each month one of their months, each agent one
+// of its agents, each bitmap valid and within its class's visitors.
+func (x *index) decodeAgentDays(r *snapshotReader) error {
+	agg := &agentAggregates{days: map[int64]map[agentKey]*agentTraffic{}, months: map[int64]map[agentKey]*agentTraffic{}}
+	for i, set := range []map[int64]map[agentKey]*agentTraffic{agg.days, agg.months} {
+		n := r.count("agents' days", 40) // four words and a bitmap's length each
+		for range n {
+			w := r.u64s(4)
+			if r.err != nil {
+				return r.err
+			}
+			day, class, agent := fromBits(w[0]), w[1], w[2]
+			in := day >= x.firstDay && day < x.endDay
+			if i == 1 {
+				in = day == monthOf(day) && day >= monthOf(x.firstDay) && day < x.endDay
+			}
+			if !in || class < uint64(AI) || class >= uint64(numClasses) || agent >= uint64(len(x.agents)) || w[3] > uint64(len(r.b)) {
+				return fmt.Errorf("analytics: the index snapshot's agents' day %d (class %d, agent %d) is damaged", day, class, agent)
+			}
+			k := agentKey{Class(class), uint16(agent)} // #nosec G115 -- both bounded just above
+			t := &agentTraffic{views: int(w[3]), visitors: roaring.New()} // #nosec G115 -- at most the file's length
+			if raw := r.bytes(); r.err == nil {
+				if _, err := t.visitors.FromUnsafeBytes(raw); err != nil {
+					return fmt.Errorf("analytics: the index snapshot's agents' day %d: %w", day, err)
+				}
+				if err := t.visitors.Validate(); err != nil {
+					return fmt.Errorf("analytics: the index snapshot's agents' day %d: %w", day, err)
+				}
+				if !t.visitors.IsEmpty() && int64(t.visitors.Maximum()) >= int64(x.spaceOf(k.class)) {
+					return fmt.Errorf("analytics: the index snapshot's agents' day %d holds visitor %d of %d", day, t.visitors.Maximum(), x.spaceOf(k.class))
+				}
+			}
+			if set[day] == nil {
+				set[day] = map[agentKey]*agentTraffic{}
+			}
+			set[day][k] = t
+		}
+	}
+	x.agentAgg = agg
+	return r.err
 }
 
 // readColumn reads one column of every path, each path's part a slice of

@@ -354,6 +354,22 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 			x.days[int64(1e15)/86400] = &dayTraffic{visitors: [2]*roaring.Bitmap{roaring.New(), roaring.New()}, paths: roaring.New()}
 		}, "day 11574074074 is not one a view can have"},
 		{"a view before its first day", func(x *index) { busy(x).at[AI][0] = 0 }, "a view at 0 ms, outside its days"},
+		{"an agent's day of an agent never named", func(x *index) {
+			for _, byAgent := range x.agentAgg.days {
+				for k, t := range byAgent {
+					byAgent[agentKey{k.class, uint16(len(x.agents))}] = t
+					return
+				}
+			}
+		}, "agents' day"},
+		{"an agent's month of a visitor never counted", func(x *index) {
+			for _, byAgent := range x.agentAgg.months {
+				for k, t := range byAgent {
+					t.visitors.Add(uint32(x.spaceOf(k.class)))
+					return
+				}
+			}
+		}, "agents' day"},
 		{"views out of time order", func(x *index) {
 			at := busy(x).at[AI]
 			at[0], at[len(at)-1] = at[len(at)-1], at[0]

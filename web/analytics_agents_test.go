@@ -197,7 +197,7 @@ func TestServeRefusesASnapshotOfVersion3(t *testing.T) {
 	key := te.must(t, "", "key", "create", "--project", project, "--scope", "read")
 	te["FOLIO_ADDR"], te["FOLIO_WORKER"] = freeAddr(t), "false"
 	p := startFolio(t, te, "serve")
-	p.waitLog(t, `analytics index loaded" .*views_read=1500 .*snapshot="refused: analytics: the index snapshot is of another version: its format is version 3, this build reads version 4"`, 30*time.Second)
+	p.waitLog(t, `analytics index loaded" .*views_read=1500 .*snapshot="refused: analytics: the index snapshot is of another version: its format is version 3, this build reads version [0-9]+"`, 30*time.Second)
 	var a analytics.Agents
 	if code := apiCall(t, "GET", "http://"+te["FOLIO_ADDR"]+"/v1/analytics/"+project+"/agents", key, nil, &a); code != 200 || len(a.Agents) < 5 {
 		t.Fatalf("agents export: %d %+v, want the generated traffic's agents", code, a)
