@@ -645,7 +645,7 @@ func (x *index) decodeAgentDays(r *snapshotReader) error {
 			if !in || class < uint64(AI) || class >= uint64(numClasses) || agent >= uint64(len(x.agents)) || w[3] > uint64(len(r.b)) {
 				return fmt.Errorf("analytics: the index snapshot's agents' day %d (class %d, agent %d) is damaged", day, class, agent)
 			}
-			k := agentKey{Class(class), uint16(agent)} // #nosec G115 -- both bounded just above
+			k := agentKey{Class(class), uint16(agent)}                    // #nosec G115 -- both bounded just above
 			t := &agentTraffic{views: int(w[3]), visitors: roaring.New()} // #nosec G115 -- at most the file's length
 			if raw := r.bytes(); r.err == nil {
 				if _, err := t.visitors.FromUnsafeBytes(raw); err != nil {
