@@ -3,13 +3,10 @@ package analytics
 import (
 	"cmp"
 	"context"
-	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/folio-docs/folio/db"
 )
 
 // The agents export, and each agent's pages, agree with a brute-force
@@ -27,14 +24,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	g := NewGenerator(GenConfig{Views: 12000, Paths: 60, Visitors: 1500, From: start, To: start.AddDate(0, 2, 0), Seed: 7})
-	var events []Event
-	for {
-		e, ok := g.Next()
-		if !ok {
-			break
-		}
-		events = append(events, e)
-	}
+	events := generated(g)
 	few := NewService(d, s.cls)
 	few.maxAgents = 3
 	for i := 0; i < len(events); i += MaxBatch {
@@ -49,25 +39,14 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 			}
 		}
 	}
-	site, err := d.AnalyticsSiteID(ctx, project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := map[int64]string{}
-	if err := d.AnalyticsPaths(ctx, site, 0, func(id int64, p string) { paths[id] = p }); err != nil {
-		t.Fatal(err)
-	}
 	// Views are stored in the events' order: the i-th view is the i-th event's.
 	type view struct {
-		db.PageView
+		storedView
 		agent Agent
-		path  string
 	}
 	var views []view
-	if err := d.AnalyticsViews(ctx, site, 0, math.MaxInt64, func(v db.PageView) {
-		views = append(views, view{PageView: v, path: paths[v.PathID]})
-	}); err != nil {
-		t.Fatal(err)
+	for _, v := range readStored(t, d, project).withPaths() {
+		views = append(views, view{storedView: v})
 	}
 	if len(views) != len(events) {
 		t.Fatalf("%d views stored for %d events", len(views), len(events))
@@ -143,7 +122,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		})
 		return rows
 	}
-	top := paths[views[0].PathID]
+	top := views[0].path
 	at := func(days int, d time.Duration) *time.Time { return ptr(start.AddDate(0, 0, days).Add(d)) }
 	ranges := []struct {
 		name     string

@@ -65,6 +65,30 @@ func readStored(t testing.TB, d *db.DB, projectID string) stored {
 	return st
 }
 
+// storedView is a stored page view and its page's path.
+type storedView struct {
+	db.PageView
+	path string
+}
+
+// withPaths is the views read, in the order stored, each with its path.
+func (st stored) withPaths() []storedView {
+	out := make([]storedView, len(st.views))
+	for i, v := range st.views {
+		out[i] = storedView{PageView: v, path: st.names[v.PathID]}
+	}
+	return out
+}
+
+// generated is every event g makes, in order.
+func generated(g *Generator) []Event {
+	var events []Event
+	for e, ok := g.Next(); ok; e, ok = g.Next() {
+		events = append(events, e)
+	}
+	return events
+}
+
 // count is bruteForce over the views read.
 func (st stored) count(q Query) ([]VisitorRow, VisitorCounts, []ViewRow, ViewCounts) {
 	names := st.names

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -40,42 +39,26 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	g := NewGenerator(GenConfig{Views: 12000, Paths: 60, Visitors: 1500, From: start, To: start.AddDate(0, 2, 0), Seed: 11})
 	rnd := rand.New(rand.NewPCG(3, 5))
-	var events []Event
-	for {
-		e, ok := g.Next()
-		if !ok {
-			break
-		}
-		e.Referrer = referrers[rnd.IntN(len(referrers))]
+	events := generated(g)
+	for i := range events {
+		events[i].Referrer = referrers[rnd.IntN(len(referrers))]
 		if rnd.IntN(3) == 0 {
-			e.Host = "www.docs.example.com" // a door that knows the page's host
+			events[i].Host = "www.docs.example.com" // a door that knows the page's host
 		}
-		events = append(events, e)
 	}
 	for i := 0; i < len(events); i += MaxBatch {
 		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
 			t.Fatalf("stored %d, %v", n, err)
 		}
 	}
-	site, err := d.AnalyticsSiteID(ctx, project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	paths := map[int64]string{}
-	if err := d.AnalyticsPaths(ctx, site, 0, func(id int64, p string) { paths[id] = p }); err != nil {
-		t.Fatal(err)
-	}
 	// Views are stored in the events' order: the i-th view is the i-th event's.
 	type view struct {
-		model.PageView
+		storedView
 		referral Referral
-		path     string
 	}
 	var views []view
-	if err := d.AnalyticsViews(ctx, site, 0, math.MaxInt64, func(v model.PageView) {
-		views = append(views, view{PageView: v, path: paths[v.PathID]})
-	}); err != nil {
-		t.Fatal(err)
+	for _, v := range readStored(t, d, project).withPaths() {
+		views = append(views, view{storedView: v})
 	}
 	if len(views) != len(events) {
 		t.Fatalf("%d views stored for %d events", len(views), len(events))
@@ -133,7 +116,7 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 		slices.SortFunc(rows, compareReferrerRows)
 		return rows
 	}
-	top := paths[views[0].PathID]
+	top := views[0].path
 	at := func(days int, d time.Duration) *time.Time { return ptr(start.AddDate(0, 0, days).Add(d)) }
 	for _, r := range []struct {
 		name     string
