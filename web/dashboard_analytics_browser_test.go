@@ -45,18 +45,8 @@ func TestAnalyticsInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 
-	do(t, ctx, "sign up and create a project",
-		chromedp.Navigate(s.URL+"/signup"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), "ada@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`form[action="/signup"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/projects"] input[name=name]`)),
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=name]`), "Acme handbook"),
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=repository]`), "acme/handbook"),
-		chromedp.Click(chromedp.CSS(`form[action="/projects"] button`)),
-		chromedp.WaitVisible(chromedp.ID("project-id")),
-	)
-	projectID := text(t, ctx, "#project-id")
+	s.signUpInBrowser(t, ctx, "ada@example.com")
+	projectID := createProjectInBrowser(t, ctx, "Acme handbook", "acme/handbook")
 	analyticsURL := s.URL + "/projects/" + projectID + "/analytics"
 
 	// Before any traffic: how to start.
@@ -284,6 +274,32 @@ func num(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// signUpInBrowser signs email (password "correct horse battery") up through
+// the sign-up form, which leads to the projects page.
+func (s *testServer) signUpInBrowser(t *testing.T, ctx context.Context, email string) {
+	t.Helper()
+	do(t, ctx, "sign up",
+		chromedp.Navigate(s.URL+"/signup"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), email),
+		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
+		chromedp.Click(chromedp.CSS(`form[action="/signup"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/projects"]`)),
+	)
+}
+
+// createProjectInBrowser creates a project through the projects page's
+// form and returns its id, as its settings page shows it.
+func createProjectInBrowser(t *testing.T, ctx context.Context, name, repository string) string {
+	t.Helper()
+	do(t, ctx, "create a project",
+		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=name]`), name),
+		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=repository]`), repository),
+		chromedp.Click(chromedp.CSS(`form[action="/projects"] button`)),
+		chromedp.WaitVisible(chromedp.ID("project-id")),
+	)
+	return text(t, ctx, "#project-id")
 }
 
 // signInBrowser signs a user made with signUp (password "correct horse") in

@@ -37,18 +37,8 @@ func TestChannelsPanelInBrowser(t *testing.T) {
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 
-	do(t, ctx, "sign up and create a project",
-		chromedp.Navigate(s.URL+"/signup"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), "ada@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`form[action="/signup"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/projects"] input[name=name]`)),
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=name]`), "Acme handbook"),
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=repository]`), "acme/handbook"),
-		chromedp.Click(chromedp.CSS(`form[action="/projects"] button`)),
-		chromedp.WaitVisible(chromedp.ID("project-id")),
-	)
-	projectID := text(t, ctx, "#project-id")
+	s.signUpInBrowser(t, ctx, "ada@example.com")
+	projectID := createProjectInBrowser(t, ctx, "Acme handbook", "acme/handbook")
 
 	// People from ChatGPT (two of its hosts), Perplexity, Google, Hacker
 	// News, a blog and nowhere; an agent from chatgpt.com is no person.

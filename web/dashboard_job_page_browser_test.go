@@ -51,20 +51,8 @@ func jobModel(t *testing.T) (m *testenv.ModelServer, release func()) {
 func signUpWithLocalProject(t *testing.T, ctx context.Context, s *testServer) (string, string) {
 	t.Helper()
 	repo := newDocsRepoIn(t, s.app.cfg.LocalRepos)
-	do(t, ctx, "sign up",
-		chromedp.Navigate(s.URL+"/signup"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), "ada@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`form[action="/signup"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/projects"]`)),
-	)
-	do(t, ctx, "create a project on a local repository",
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=name]`), "Acme handbook"),
-		chromedp.SendKeys(chromedp.CSS(`form[action="/projects"] input[name=repository]`), repo),
-		chromedp.Click(chromedp.CSS(`form[action="/projects"] button`)),
-		chromedp.WaitVisible(chromedp.ID("project-id")),
-	)
-	return text(t, ctx, "#project-id"), repo
+	s.signUpInBrowser(t, ctx, "ada@example.com")
+	return createProjectInBrowser(t, ctx, "Acme handbook", repo), repo
 }
 
 // launch starts a job from the jobs page and returns it.

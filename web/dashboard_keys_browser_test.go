@@ -19,13 +19,7 @@ func TestKeyFormAcrossProjectsInBrowser(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t)
 	ctx := newBrowser(t)
-	do(t, ctx, "sign up",
-		chromedp.Navigate(s.URL+"/signup"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=email]`), "ada@example.com"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=password]`), "correct horse battery"),
-		chromedp.Click(chromedp.CSS(`form[action="/signup"] button`)),
-		chromedp.WaitVisible(chromedp.CSS(`form[action="/projects"]`)),
-	)
+	s.signUpInBrowser(t, ctx, "ada@example.com")
 	ada, err := s.app.db.UserByEmail(context.Background(), "ada@example.com")
 	if err != nil {
 		t.Fatal(err)
