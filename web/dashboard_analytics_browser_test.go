@@ -175,11 +175,7 @@ func TestAnalyticsInBrowser(t *testing.T) {
 // totals compare with the previous period and say that the groups overlap.
 func TestAnalyticsChartNumbersInBrowser(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	c := s.client(t)
-	owner := s.signUp(t, c, "ada@example.com")
-	p := s.createProject(t, owner)
-	key := s.withTraffic(t, p.ID, 6000, 70)
+	s, _, p, key := ownerWithTraffic(t, "ada@example.com", 6000, 70)
 	ctx := newBrowser(t)
 	dir := screenshotDir(t)
 	s.signInBrowser(t, ctx, "ada@example.com")

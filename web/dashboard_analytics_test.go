@@ -34,6 +34,16 @@ func (s *testServer) withTraffic(t *testing.T, projectID string, views, days int
 	return key
 }
 
+// ownerWithTraffic stands up a server where email, signed in on c, owns a
+// project p with views generated over the last days; key reads its exports.
+func ownerWithTraffic(t *testing.T, email string, views, days int) (s *testServer, c *http.Client, p model.Project, key string) {
+	t.Helper()
+	s = newTestServer(t)
+	c = s.client(t)
+	p = s.createProject(t, s.signUp(t, c, email))
+	return s, c, p, s.withTraffic(t, p.ID, views, days)
+}
+
 // export calls GET /v1/analytics/{id}/{kind} with key and params, decoding
 // the answer into out, and returns the status.
 func (s *testServer) export(t *testing.T, projectID, key, kind string, params url.Values, out any) int {
@@ -74,11 +84,7 @@ func count(s string) int {
 
 func TestAnalyticsPageShowsWhatTheExportCounts(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	c := s.client(t)
-	owner := s.signUp(t, c, "owner@example.com")
-	p := s.createProject(t, owner)
-	key := s.withTraffic(t, p.ID, 4000, 40)
+	s, c, p, key := ownerWithTraffic(t, "owner@example.com", 4000, 40)
 	end := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	// The page takes both days included; the export's dateTo is exclusive.
 	from, last, to := end.AddDate(0, 0, -21).Format(time.DateOnly), end.AddDate(0, 0, -2).Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly)
@@ -206,10 +212,7 @@ func day(t *testing.T, s string) time.Time {
 // Long ranges draw weeks and months, each bar the export of its part.
 func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	c := s.client(t)
-	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
-	key := s.withTraffic(t, p.ID, 6000, 500)
+	s, c, p, key := ownerWithTraffic(t, "owner@example.com", 6000, 500)
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 	tomorrow := today.AddDate(0, 0, 1).Format(time.DateOnly)
 	monday := today.AddDate(0, 0, -(int(today.Weekday())+6)%7)
@@ -244,10 +247,7 @@ func TestAnalyticsPageGroupsLongRanges(t *testing.T) {
 
 func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	c := s.client(t)
-	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
-	key := s.withTraffic(t, p.ID, 1500, 60)
+	s, c, p, key := ownerWithTraffic(t, "owner@example.com", 1500, 60)
 	_, page := s.get(t, c, "/projects/"+p.ID+"/analytics")
 	end := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	var visitors analytics.Visitors
@@ -267,10 +267,7 @@ func TestAnalyticsPageDefaultsToTheLast30Days(t *testing.T) {
 // about the field they typed in; the table's paging keeps the export's.
 func TestAnalyticsPageRefusesBadRanges(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	c := s.client(t)
-	p := s.createProject(t, s.signUp(t, c, "owner@example.com"))
-	s.withTraffic(t, p.ID, 200, 10)
+	s, c, p, _ := ownerWithTraffic(t, "owner@example.com", 200, 10)
 	for _, tc := range []struct {
 		query, field, want string
 	}{
@@ -346,11 +343,7 @@ var (
 // each page's numbers those of the agents export narrowed to that page.
 func TestAnalyticsPageShowsTheAgents(t *testing.T) {
 	t.Parallel()
-	s := newTestServer(t)
-	c := s.client(t)
-	owner := s.signUp(t, c, "owner@example.com")
-	p := s.createProject(t, owner)
-	key := s.withTraffic(t, p.ID, 4000, 40)
+	s, c, p, key := ownerWithTraffic(t, "owner@example.com", 4000, 40)
 	end := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, 1)
 	from, last, to := end.AddDate(0, 0, -21).Format(time.DateOnly), end.AddDate(0, 0, -2).Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly)
 	rng := url.Values{"dateFrom": {from}, "dateTo": {to}}
