@@ -22,7 +22,9 @@ type GenConfig struct {
 // Generator makes realistic synthetic traffic: Zipf-distributed paths,
 // returning visitors, and a mix of people (about 70% of views), AI agents
 // (10%, some reading Markdown, as do some people's tools), AI search (4%) and training crawlers (6%)
-// and bots (10%), with the real user agents of each.
+// and bots (10%), with the real user agents of each. People's views come
+// from search engines (about 40%), AI assistants (5%), social networks
+// (5%), a few hundred other sites (10%), or nowhere (direct).
 type Generator struct {
 	cfg      GenConfig
 	rnd      *rand.Rand
@@ -31,11 +33,16 @@ type Generator struct {
 	paths    []string
 	visitors []synthVisitor
 	left     int
+	// ref draws people's referrers from a stream of its own, so the rest
+	// of the traffic is what the seed gave before views had referrers.
+	ref   *rand.Rand
+	other *rand.Zipf
 }
 
 type synthVisitor struct {
 	ua, ip, id string
 	agent      bool // an AI agent, which also fetches Markdown
+	human      bool // a browser: its views have referrers
 }
 
 var (
@@ -69,7 +76,25 @@ var (
 		"Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)",
 		"curl/8.5.0",
 	}
+	// People's referrers, as browsers send them (the origin alone, or the
+	// page with its query), by channel; genOtherSites more sites beside.
+	genSearchReferrers = []string{
+		"https://www.google.com/", "https://www.google.com/", "https://www.google.com/", "https://www.google.de/",
+		"https://www.google.co.uk/", "https://www.bing.com/", "https://duckduckgo.com/", "https://search.brave.com/",
+	}
+	genAssistantReferrers = []string{
+		"https://chatgpt.com/", "https://chatgpt.com/", "https://www.perplexity.ai/", "https://claude.ai/",
+		"https://gemini.google.com/", "https://copilot.microsoft.com/",
+	}
+	genSocialReferrers = []string{
+		"https://news.ycombinator.com/", "https://www.reddit.com/r/programming/", "https://t.co/", "https://www.linkedin.com/",
+		"https://www.youtube.com/",
+	}
 )
+
+// genOtherSites is how many other sites (blogs, forums, docs) link to the
+// generated pages.
+const genOtherSites = 300
 
 // NewGenerator returns a generator of cfg.Views events.
 func NewGenerator(cfg GenConfig) *Generator {
@@ -82,10 +107,12 @@ func NewGenerator(cfg GenConfig) *Generator {
 	g := &Generator{
 		cfg:     cfg,
 		rnd:     rnd,
-		path:    rand.NewZipf(rnd, 1.1, 1, uint64(cfg.Paths-1)),     // #nosec G115 -- at least 1, made so above
-		visitor: rand.NewZipf(rnd, 1.05, 2, uint64(cfg.Visitors-1)), // #nosec G115 -- at least 1, made so above
+		ref:     rand.New(rand.NewPCG(cfg.Seed^0x5eed0fc0ffee, cfg.Seed)), // #nosec G404 -- as rnd
+		path:    rand.NewZipf(rnd, 1.1, 1, uint64(cfg.Paths-1)),           // #nosec G115 -- at least 1, made so above
+		visitor: rand.NewZipf(rnd, 1.05, 2, uint64(cfg.Visitors-1)),       // #nosec G115 -- at least 1, made so above
 		left:    cfg.Views,
 	}
+	g.other = rand.NewZipf(g.ref, 1.2, 1, genOtherSites-1)
 	sections := []string{"guides", "reference", "api", "tutorials", "concepts", "changelog"}
 	g.paths = make([]string, cfg.Paths)
 	for i := range g.paths {
@@ -96,7 +123,7 @@ func NewGenerator(cfg GenConfig) *Generator {
 		v := synthVisitor{ip: randomIP(rnd)}
 		switch r := rnd.IntN(100); {
 		case r < 70:
-			v.ua = genHumans[rnd.IntN(len(genHumans))]
+			v.ua, v.human = genHumans[rnd.IntN(len(genHumans))], true
 		case r < 80:
 			v.ua, v.agent = genAgents[rnd.IntN(len(genAgents))], true
 		case r < 84:
@@ -149,7 +176,27 @@ func (g *Generator) Next() (Event, bool) {
 	}
 	span := g.cfg.To.Sub(g.cfg.From).Milliseconds()
 	at := g.cfg.From.Add(time.Duration(g.rnd.Int64N(span)) * time.Millisecond)
-	return Event{Path: path, At: at, UserAgent: v.ua, IP: v.ip, VisitorID: v.id, Accept: accept}, true
+	e := Event{Path: path, At: at, UserAgent: v.ua, IP: v.ip, VisitorID: v.id, Accept: accept}
+	if v.human {
+		e.Referrer = g.referrer()
+	}
+	return e, true
+}
+
+// referrer is where a person's view came from: "" for direct.
+func (g *Generator) referrer() string {
+	pick := func(l []string) string { return l[g.ref.IntN(len(l))] }
+	switch r := g.ref.IntN(100); {
+	case r < 40:
+		return pick(genSearchReferrers)
+	case r < 45:
+		return pick(genAssistantReferrers)
+	case r < 50:
+		return pick(genSocialReferrers)
+	case r < 60:
+		return fmt.Sprintf("https://site%d.example.net/posts/%d", g.other.Uint64(), g.ref.IntN(20))
+	}
+	return ""
 }
 
 // Generate records cfg.Views generated page views for a project, in batches

@@ -24,7 +24,8 @@ import (
 // (10M views by default, FOLIO_BENCH_VIEWS=100000000 for 100M), the issue's
 // targets: the index load and its resident memory, the visitors export for
 // a day and a year, the agents export for a day and a year and one
-// agent's pages for the year, and the analytics page's server work for 12
+// agent's pages for the year, the referrers export and the page's channels
+// panel for a day and a year, and the analytics page's server work for 12
 // months (counting, its AI agents panel included, and rendering). The load is serve's start after generate,
 // which wrote the index snapshot; FOLIO_BENCH_REBUILD=1 deletes the
 // snapshot first, to time the rebuild from every view that a lost or
@@ -82,6 +83,24 @@ func BenchmarkScale(b *testing.B) {
 			p50(b, func() {
 				if a, err := s.Agents(ctx, project, q, ""); err != nil || len(a.Agents) == 0 {
 					b.Fatal(a, err)
+				}
+			})
+		})
+		// Where people come from: the referrers export and the page's
+		// channels panel.
+		b.Run("referrers-"+strings.TrimPrefix(r.name, "export-"), func(b *testing.B) {
+			q := analytics.Query{From: &r.from, To: &r.to, Limit: 50}
+			p50(b, func() {
+				if a, err := s.Referrers(ctx, project, q, ""); err != nil || len(a.Referrers) == 0 {
+					b.Fatal(a, err)
+				}
+			})
+		})
+		b.Run("channels-"+strings.TrimPrefix(r.name, "export-"), func(b *testing.B) {
+			q := analytics.Query{From: &r.from, To: &r.to}
+			p50(b, func() {
+				if c, err := s.Channels(ctx, project, q); err != nil || len(c.Assistants) == 0 {
+					b.Fatal(c, err)
 				}
 			})
 		})

@@ -48,9 +48,13 @@ func Size(tb testing.TB) Config {
 }
 
 func (c Config) file() string {
-	// "-agents": views stored since each keeps its agent (a file from
-	// before would count every agent as unnamed).
-	return fmt.Sprintf("views%d-paths%d-visitors%d-seed%d-from%s-agents.db", c.Views, c.Paths, c.Visitors, c.Seed, Start.Format("20060102"))
+	// The suffix names the generator's version: "-agents", views stored
+	// since each keeps its agent (a file from before would count every
+	// agent as unnamed); "-referrers", since people's views come from
+	// search engines, AI assistants and other sites (before, every view
+	// was direct). A change to what the generator makes changes it, so
+	// no dataset of an older generator is reused.
+	return fmt.Sprintf("views%d-paths%d-visitors%d-seed%d-from%s-referrers.db", c.Views, c.Paths, c.Visitors, c.Seed, Start.Format("20060102"))
 }
 
 // Open returns the dataset's database (migrated, opened for the benchmark
