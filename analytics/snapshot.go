@@ -469,6 +469,13 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	used = true
 	x.mapping = &snapshotMapping{data: data}
 	runtime.AddCleanup(x.mapping, func(release func()) { release() }, release)
+	// Checking the file read every page of it; most are not read again
+	// until a query needs them (the crawlers' and agents' columns, the
+	// visitors' tables), so give them back now, while none is written
+	// (a page written since would lose what was written): they stay in
+	// the kernel's cache of the file, and come back as a query reads
+	// them. At 100M views, 2 GB resident after a start otherwise.
+	releasePages(data)
 	for _, p := range x.paths {
 		x.nVisitorViews += len(p.vis[Human]) + len(p.vis[AI])
 	}
