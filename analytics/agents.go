@@ -3,13 +3,8 @@ package analytics
 import (
 	"cmp"
 	"context"
-	"math/bits"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-
-	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // AgentRow is one agent's line of the agents export (CONTRACT §3): its
@@ -41,7 +36,7 @@ func (s *Service) Agents(ctx context.Context, projectID string, q Query, path st
 	var rows []AgentRow
 	site := int64(0) // set when SQL must count
 	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		if x.agentsLost > 0 {
+		if x.agents.lost > 0 {
 			site = x.site
 			return
 		}
@@ -89,7 +84,7 @@ func (s *Service) AgentPages(ctx context.Context, projectID string, q Query, nam
 	var rows []AgentPageRow
 	site := int64(0)
 	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		if x.agentsLost > 0 {
+		if x.agents.lost > 0 {
 			site = x.site
 			return
 		}
@@ -119,112 +114,12 @@ func (s *Service) AgentPages(ctx context.Context, projectID string, q Query, nam
 
 // agentCounts (x.mu held for reading) counts each agent's views and
 // distinct visitors in [from, to), by class, over every path or the one
-// called path. The whole days of a range come from the agents' days and
-// months (agents_days.go), the part-days at either end, one path's views
-// and a range within a day from a pass over the views.
+// called path.
 func (x *index) agentCounts(from, to int64, path string) []AgentRow {
-	if path != "" {
-		pi := x.pathPosition(path)
-		if pi < 0 {
-			return []AgentRow{}
-		}
-		return x.agentRows(x.agentTallies(from, to, []uint32{uint32(pi)})) // #nosec G115 -- a position in paths, not negative (checked above) and below MaxInt32
-	}
-	from, to = max(from, x.firstDay*msPerDay), min(to, x.endDay*msPerDay)
-	if from >= to {
-		return []AgentRow{}
-	}
-	first, end := ceilDiv(from, msPerDay), floorDiv(to, msPerDay) // whole days [first, end)
-	if x.agentAgg == nil || first >= end {
-		return x.agentRows(x.agentTallies(from, to, x.pathsIn(from, to)))
-	}
-	views, visitors := map[agentKey]int{}, map[agentKey][]*roaring.Bitmap{}
-	x.agentsOfDays(first, end, views, visitors)
-	for _, r := range [][2]int64{{from, first * msPerDay}, {end * msPerDay, to}} {
-		if r[0] >= r[1] {
-			continue
-		}
-		t := x.agentTallies(r[0], r[1], x.pathsIn(r[0], r[1]))
-		for c := AI; c < numClasses; c++ {
-			for a := range t[c] {
-				if n := t[c][a].views; n > 0 {
-					k := agentKey{c, uint16(a)}
-					views[k] += n
-					visitors[k] = append(visitors[k], t[c][a].bitmap())
-				}
-			}
-		}
-	}
-	rows := make([]AgentRow, 0, len(views))
-	for k, n := range views {
-		bs := visitors[k]
-		u := bs[0]
-		if len(bs) > 1 {
-			u = roaring.FastOr(bs...)
-		}
-		rows = append(rows, agentRow(x.agents[k.agent], k.class, n, int(u.GetCardinality()))) // #nosec G115 -- a count of 32-bit dense ids: at most 2^32
-	}
-	return rows
-}
-
-// agentTallies (x.mu held for reading) counts each agent's views in
-// [from, to), by class and local id, and their visitors, over the paths
-// at the positions given (nil: every path), shared among the cores.
-func (x *index) agentTallies(from, to int64, paths []uint32) *[numClasses][]agentTally {
-	n := len(x.paths)
-	if paths != nil {
-		n = len(paths)
-	}
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
-	tallies := make([]*[numClasses][]agentTally, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var t [numClasses][]agentTally
-			for c := AI; c < numClasses; c++ {
-				t[c] = make([]agentTally, len(x.agents))
-			}
-			for i := w; i < n; i += workers {
-				pi := i
-				if paths != nil {
-					pi = int(paths[i])
-				}
-				p := x.paths[pi]
-				for c := AI; c < numClasses; c++ {
-					lo, hi := span(p.at[c], from, to)
-					vis, agent, tc := p.vis[c][lo:hi], p.agent[c][lo:hi], t[c]
-					size := x.spaceOf(c)
-					for k, a := range agent {
-						tc[a].add(vis[k], size)
-					}
-				}
-			}
-			tallies[w] = &t
-		}()
-	}
-	wg.Wait()
-	t := tallies[0]
-	for c := AI; c < numClasses; c++ {
-		for a := range t[c] {
-			for _, o := range tallies[1:] {
-				t[c][a].merge(&o[c][a], x.spaceOf(c))
-			}
-		}
-	}
-	return t
-}
-
-// agentRows are the export's rows of tallies.
-func (x *index) agentRows(t *[numClasses][]agentTally) []AgentRow {
-	rows := []AgentRow{}
-	for c := AI; c < numClasses; c++ {
-		for a := range t[c] {
-			if t[c][a].views > 0 {
-				rows = append(rows, agentRow(x.agents[a], c, t[c][a].views, t[c][a].count()))
-			}
-		}
+	counts := originCounts(x, from, to, path, AI, numClasses, func(k originKey) []originKey { return []originKey{k} })
+	rows := make([]AgentRow, 0, len(counts))
+	for k, n := range counts {
+		rows = append(rows, agentRow(x.agents.entries[k.id], k.class, n.views, n.visitors))
 	}
 	return rows
 }
@@ -233,9 +128,9 @@ func (x *index) agentRows(t *[numClasses][]agentTally) []AgentRow {
 // [from, to) of class c by the agents called name, and their distinct
 // visitors.
 func (x *index) agentPages(from, to int64, name string, c Class) []AgentPageRow {
-	want := make([]bool, len(x.agents))
+	want := make([]bool, len(x.agents.entries))
 	found := false
-	for a, ag := range x.agents {
+	for a, ag := range x.agents.entries {
 		if a == 0 && name == UnnamedAgent(c).Name || a > 0 && ag.Name == name {
 			want[a], found = true, true
 		}
@@ -256,7 +151,7 @@ func (x *index) agentPages(from, to int64, name string, c Class) []AgentPageRow 
 		}
 		p := x.paths[pi]
 		lo, hi := span(p.at[c], from, to)
-		vis, agent := p.vis[c][lo:hi], p.agent[c][lo:hi]
+		vis, agent := p.vis[c][lo:hi], p.origin[c][lo:hi]
 		r := AgentPageRow{Path: p.name}
 		for k, a := range agent {
 			if want[a] {
@@ -279,94 +174,10 @@ func (x *index) agentPages(from, to int64, name string, c Class) []AgentPageRow 
 	return slices.DeleteFunc(rows, func(r AgentPageRow) bool { return r.Views == 0 })
 }
 
-// spaceOf is how many dense visitor ids class c's views use.
-func (x *index) spaceOf(c Class) int {
-	if c.IsVisitor() {
-		return x.nVisitors
-	}
-	return x.nCrawlers
-}
-
 // pathPosition is the position in x.paths of the path called name, -1
 // when there is none.
 func (x *index) pathPosition(name string) int {
 	return slices.IndexFunc(x.paths, func(p *pathViews) bool { return p.name == name })
-}
-
-// agentTally is one agent's views in a range and their distinct visitors:
-// the visitors' dense ids as they come, until they would take more memory
-// than a bitset of every visitor, then that bitset. Most agents are seen
-// a few times, so a query over hundreds of them holds no bitset for each.
-type agentTally struct {
-	views int
-	ids   []uint32
-	bits  bitset
-}
-
-// add counts a view of visitor v among size visitors.
-func (t *agentTally) add(v uint32, size int) {
-	t.views++
-	if t.bits != nil {
-		t.bits.set(v)
-		return
-	}
-	t.ids = append(t.ids, v)
-	if len(t.ids) > size/32+64 {
-		t.toBits(size)
-	}
-}
-
-func (t *agentTally) toBits(size int) {
-	t.bits = newBitset(size)
-	for _, v := range t.ids {
-		t.bits.set(v)
-	}
-	t.ids = nil
-}
-
-// merge adds o's views and visitors to t's.
-func (t *agentTally) merge(o *agentTally, size int) {
-	t.views += o.views
-	if o.bits != nil && t.bits == nil {
-		t.toBits(size)
-	}
-	if t.bits != nil {
-		if o.bits != nil {
-			t.bits.or(o.bits)
-		}
-		for _, v := range o.ids {
-			t.bits.set(v)
-		}
-		return
-	}
-	t.ids = append(t.ids, o.ids...)
-}
-
-// bitmap is the visitors as a bitmap.
-func (t *agentTally) bitmap() *roaring.Bitmap {
-	if t.bits == nil {
-		ids := slices.Clone(t.ids)
-		slices.Sort(ids)
-		return roaring.BitmapOf(ids...)
-	}
-	b := roaring.New()
-	var ids []uint32
-	for w, word := range t.bits {
-		for ; word != 0; word &= word - 1 {
-			ids = append(ids, uint32(w*64+bits.TrailingZeros64(word))) // #nosec G115 -- a bit of a bitset of dense ids, which are 32 bits
-		}
-	}
-	b.AddMany(ids)
-	return b
-}
-
-// count is the distinct visitors.
-func (t *agentTally) count() int {
-	if t.bits != nil {
-		return t.bits.count()
-	}
-	slices.Sort(t.ids)
-	return len(slices.Compact(t.ids))
 }
 
 // agentRow is an agent's row; a view no agent is named for is in its

@@ -207,7 +207,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 			t.Errorf("pages of %s as %s: %+v, %v; want none", c.name, c.class, p, err)
 		}
 	}
-	if st, _ := few.site(ctx, project, false); st.idx.agentsLost == 0 {
+	if st, _ := few.site(ctx, project, false); st.idx.agents.lost == 0 {
 		t.Fatalf("the index of 3 agents lost none of %d", len(named))
 	}
 }

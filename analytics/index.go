@@ -91,24 +91,21 @@ type index struct {
 	holdFrom int64
 	// agg are the weeks' and months' visitors, built after the first load.
 	agg *aggregates
-	// agents are the agents named for the views, by local id (what
-	// pathViews.agent holds; 0 is none named), agentIDs their database
-	// ids and agentOf each database id's local id (0: not seen yet). At
-	// most maxAgents are kept: a view of one more counts as none named and
-	// in agentsLost, and the agents' counts are made in SQL instead.
-	agents     []Agent
-	agentIDs   []int64
-	agentOf    []uint16
-	maxAgents  int
-	agentsLost int
+	// agents are the agents named for the views of every class but
+	// Human, referrers where people's views came from (pathViews.origin
+	// holds their local ids). When one is lost (more than the index tells
+	// apart), the counts of its kind are made in SQL instead.
+	agents    dictionary[Agent]
+	referrers dictionary[Referral]
 	// crawlers maps the visitor ids of crawler views to dense ids plus
 	// one, a space of their own (nCrawlers given so far), so the visitors'
 	// bitsets stay the size of the visitors.
 	crawlers  visitorTable
 	nCrawlers int
-	// agentAgg are the agents' days and months (agents_days.go), counted
+	// originAgg are the agents' and referrers' days and months
+	// (origin_days.go), counted
 	// after the first load and kept by merge.
-	agentAgg *agentAggregates
+	originAgg *originAggregates
 	// mapping holds the snapshot the arrays were read from, if any.
 	mapping *snapshotMapping
 }
@@ -207,16 +204,17 @@ func radixSort(a, tmp []uint32) {
 const msPerDay = 24 * 60 * 60 * 1000
 
 // pathViews are one path's views: times (unix ms) per class and, aligned
-// with them, the dense visitor id of each view and, for every class but
-// Human, its agent.
+// with them, the dense visitor id of each view and its origin.
 type pathViews struct {
 	name string
 	at   [numClasses][]int64
 	// vis are the views' visitors: for Human and AI dense ids among the
 	// index's visitors, for the crawler classes among its crawlers.
 	vis [numClasses][]uint32
-	// agent are the views' agents (local ids of index.agents); nil for Human.
-	agent [numClasses][]uint16
+	// origin are the views' origins: for Human where the person came from
+	// (local ids of index.referrers), for the others their agents (of
+	// index.agents).
+	origin [numClasses][]uint16
 	// inOrder is, per class, how many of its views are in time order (the
 	// ones a refresh began with, and those appended in order) once a view
 	// arrived out of order; 0 while all are. A path with any is listed in
@@ -231,11 +229,9 @@ type pathViews struct {
 
 func newIndex(site int64) *index {
 	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, sealEvery: sealEvery, days: map[int64]*dayTraffic{},
-		holdFrom: bigLoad, holdMax: defaultHoldMax, agents: []Agent{{}}, agentIDs: []int64{0}, maxAgents: maxAgents}
+		holdFrom: bigLoad, holdMax: defaultHoldMax, agents: newDictionary[Agent](maxLocalIDs),
+		referrers: newDictionary[Referral](maxLocalIDs)}
 }
-
-// maxAgents is how many agents an index tells apart: local ids are 16 bits.
-const maxAgents = 1<<16 - 1
 
 // loadChunk is how many view ids one read covers: a few MB of packed text.
 const loadChunk = 1 << 18
@@ -293,9 +289,9 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 			x.aggregate()
 			x.mu.Unlock()
 		}
-		if x.agentAgg == nil {
+		if x.originAgg == nil {
 			x.mu.Lock()
-			x.countAgents()
+			x.countOrigins()
 			x.mu.Unlock()
 		}
 		x.current.Store(after)
@@ -333,10 +329,11 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	// a place, the chunks after it can take every place, and the merge,
 	// waiting for chunk i, frees none.)
 	type chunk struct {
-		views  model.PageViewColumns
-		agents map[int64]model.ViewAgent // the names of the agents the views name
-		upto   int64
-		err    error
+		views     model.PageViewColumns
+		agents    map[int64]Agent    // the agents the views name
+		referrers map[int64]Referral // and their referrers
+		upto      int64
+		err       error
 	}
 	n := int((upto - after + x.chunk - 1) / x.chunk)
 	workers := min(runtime.GOMAXPROCS(0), n)
@@ -373,11 +370,14 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 				lo := after + int64(i)*x.chunk
 				hi := min(lo+x.chunk, upto)
 				v, err := d.AnalyticsViewColumns(ctx, x.site, lo, hi)
-				var agents map[int64]model.ViewAgent
-				if err == nil {
-					agents, err = d.AnalyticsAgentsByID(ctx, agentIDsOf(v.AgentID))
+				c := chunk{views: v, upto: hi, err: err}
+				if c.err == nil {
+					c.agents, c.err = readAgents(ctx, d, idsOf(v.AgentID))
 				}
-				results[i] <- chunk{views: v, agents: agents, upto: hi, err: err}
+				if c.err == nil {
+					c.referrers, c.err = readReferrers(ctx, d, idsOf(v.ReferrerID))
+				}
+				results[i] <- c
 			}
 		}()
 	}
@@ -398,7 +398,7 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 			permits[i+window] <- struct{}{}
 		}
 		if c.err == nil {
-			c.err = x.merge(&c.views, c.agents, c.upto)
+			c.err = x.merge(&c.views, c.agents, c.referrers, c.upto)
 		}
 		if c.err != nil {
 			cancel()
@@ -421,8 +421,8 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	if x.agg == nil {
 		x.aggregate()
 	}
-	if x.agentAgg == nil {
-		x.countAgents()
+	if x.originAgg == nil {
+		x.countOrigins()
 	}
 	if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
 		x.sealAll()
@@ -571,8 +571,8 @@ func (x *index) empty() {
 	x.unsorted, x.unsealed, x.nVisitorViews = nil, 0, 0
 	x.days, x.firstDay, x.endDay = map[int64]*dayTraffic{}, 0, 0
 	x.agg, x.mapping = nil, nil
-	x.agents, x.agentIDs, x.agentOf, x.agentsLost = []Agent{{}}, []int64{0}, nil, 0
-	x.crawlers, x.nCrawlers, x.agentAgg = visitorTable{}, 0, nil
+	x.agents, x.referrers = newDictionary[Agent](x.agents.max), newDictionary[Referral](x.referrers.max)
+	x.crawlers, x.nCrawlers, x.originAgg = visitorTable{}, 0, nil
 }
 
 // saveDue says whether the index is far enough beyond its snapshot on disk
@@ -609,7 +609,7 @@ func (x *index) trim() {
 		for c := range p.at {
 			p.at[c] = clip(p.at[c])
 			p.vis[c] = clip(p.vis[c])
-			p.agent[c] = clip(p.agent[c])
+			p.origin[c] = clip(p.origin[c])
 		}
 		for c := range p.gap {
 			p.gap[c] = clip(p.gap[c])
@@ -627,45 +627,36 @@ func clip[T any](s []T) []T {
 	return append([]T(nil), s...)
 }
 
-// agentIDsOf is the agents (database ids) that views name, each once.
-func agentIDsOf(ids []int64) []int64 {
-	var out []int64
-	for _, id := range ids {
-		if id != 0 && !slices.Contains(out, id) {
-			out = append(out, id)
-		}
+// readAgents reads the agents of database ids ids.
+func readAgents(ctx context.Context, d Storage, ids []int64) (map[int64]Agent, error) {
+	named, err := d.AnalyticsAgentsByID(ctx, ids)
+	out := make(map[int64]Agent, len(named))
+	for id, a := range named {
+		out[id] = Agent(a)
 	}
-	return out
+	return out, err
 }
 
-// localAgent (x.mu held) is the local id of the agent with database id
-// id, given one when first seen (names has its name); 0 for none, and for
-// an agent beyond maxAgents, counted in agentsLost.
-func (x *index) localAgent(id int64, names map[int64]model.ViewAgent) (uint16, error) {
-	if id == 0 {
-		return 0, nil
+// readReferrers reads the referrers of database ids ids.
+func readReferrers(ctx context.Context, d Storage, ids []int64) (map[int64]Referral, error) {
+	named, err := d.AnalyticsReferrersByID(ctx, ids)
+	if err != nil {
+		return nil, err
 	}
-	if id < int64(len(x.agentOf)) && x.agentOf[id] != 0 {
-		return x.agentOf[id], nil
+	out := make(map[int64]Referral, len(named))
+	for id, r := range named {
+		ch, ok := ChannelByName(r.Channel)
+		if !ok || ch == Direct {
+			return nil, fmt.Errorf("analytics: stored referrer %d has the channel %q", id, r.Channel)
+		}
+		out[id] = Referral{Source: r.Source, Channel: ch, Name: r.Name}
 	}
-	a, ok := names[id]
-	switch {
-	case id < 0 || !ok:
-		return 0, fmt.Errorf("analytics: a page view names an unknown agent (%d)", id)
-	case len(x.agents) > x.maxAgents:
-		x.agentsLost++
-		return 0, nil
-	}
-	local := uint16(len(x.agents)) // #nosec G115 -- at most maxAgents (65,535), checked above
-	x.agents, x.agentIDs = append(x.agents, Agent(a)), append(x.agentIDs, id)
-	x.agentOf = grow(x.agentOf, id)
-	x.agentOf[id] = local
-	return local, nil
+	return out, nil
 }
 
 // merge (x.mu held) appends views, read from the database in id order up
-// to upto; agents names the agents they name.
-func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent, upto int64) error {
+// to upto; agents and referrers hold the agents and referrers they name.
+func (x *index) merge(v *model.PageViewColumns, agents map[int64]Agent, referrers map[int64]Referral, upto int64) error {
 	for i := range v.Len() {
 		pid, c := v.PathID[i], v.Class[i]
 		if pid <= 0 || pid >= int64(len(x.pathOf)) || x.pathOf[pid] == 0 || c >= uint8(numClasses) {
@@ -701,14 +692,17 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 		}
 		dv.views[c]++
 		dv.add(2, uint32(pi), x.holding) // #nosec G115 -- a position in paths: 0 to MaxInt32-1
-		var la uint16
-		if Class(c) != Human {
-			var err error
-			if la, err = x.localAgent(v.AgentID[i], agents); err != nil {
-				return err
-			}
-			p.agent[c] = push(x.mapping, p.agent[c], la)
+		var origin uint16
+		var err error
+		if Class(c) == Human {
+			origin, err = x.referrers.local(v.ReferrerID[i], referrers, "referrer")
+		} else {
+			origin, err = x.agents.local(v.AgentID[i], agents, "agent")
 		}
+		if err != nil {
+			return err
+		}
+		p.origin[c] = push(x.mapping, p.origin[c], origin)
 		if !Class(c).IsVisitor() {
 			vid := v.VisitorID[i]
 			if vid <= 0 {
@@ -723,8 +717,8 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 				x.crawlers.put(vid, dense)
 			}
 			p.vis[c] = push(x.mapping, p.vis[c], dense-1)
-			if x.agentAgg != nil {
-				x.agentAgg.add(day, agentKey{Class(c), la}, dense-1)
+			if x.originAgg != nil {
+				x.originAgg.add(day, originKey{Class(c), origin}, dense-1)
 			}
 		} else {
 			vid := v.VisitorID[i]
@@ -754,8 +748,8 @@ func (x *index) merge(v *model.PageViewColumns, agents map[int64]model.ViewAgent
 			if x.agg != nil {
 				x.agg.add(day, Class(c), dense-1)
 			}
-			if x.agentAgg != nil && Class(c) == AI {
-				x.agentAgg.add(day, agentKey{AI, la}, dense-1)
+			if x.originAgg != nil {
+				x.originAgg.add(day, originKey{Class(c), origin}, dense-1)
 			}
 			x.unsealed++
 			x.nVisitorViews++
@@ -852,7 +846,7 @@ func (p *pathViews) sort(scratch *[]timedView) {
 		if m == 0 {
 			continue
 		}
-		sortTail(p.at[c], p.vis[c], p.agent[c], m, scratch)
+		sortTail(p.at[c], p.vis[c], p.origin[c], m, scratch)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/folio-docs/folio/model"
 )
 
 // ReferrerRow is one source's line of the referrers export (CONTRACT §3):
@@ -30,33 +32,74 @@ type Referrers struct {
 // views), the human views and distinct visitors in the range, narrowed to
 // one page by path when it is not "". Rows are ordered as the agents
 // export's: by visitors, then views, descending, then by source. It is
-// counted in SQL over the stored views.
+// counted from the index, or in SQL for a site with more referrers than
+// the index tells apart.
 func (s *Service) Referrers(ctx context.Context, projectID string, q Query, path string) (Referrers, error) {
 	out := Referrers{Referrers: []ReferrerRow{}}
-	st, err := s.site(ctx, projectID, false)
-	if err != nil || st == nil {
+	var rows []ReferrerRow
+	site := int64(0) // set when SQL must count
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
+		if x.referrers.lost > 0 {
+			site = x.site
+			return
+		}
+		rows = x.referrerCounts(from, to, path)
+	})
+	if err != nil || site == 0 && rows == nil {
 		return out, err
 	}
-	from, to := q.bounds()
-	counts, err := s.db.AnalyticsReferrerCounts(ctx, st.id, from, to, path)
-	if err != nil {
-		return out, err
-	}
-	rows := make([]ReferrerRow, 0, len(counts))
-	for _, c := range counts {
-		r := ReferrerRow{Channel: Direct.String(), Views: c.Views, Visitors: c.Visitors}
-		if c.Referral.Source != "" {
-			source := c.Referral.Source
-			r.Source, r.Channel = &source, c.Referral.Channel
+	if site != 0 {
+		from, to := q.bounds()
+		counts, err := s.db.AnalyticsReferrerCounts(ctx, site, from, to, path)
+		if err != nil {
+			return out, err
 		}
-		if c.Referral.Name != "" {
-			name := c.Referral.Name
-			r.Name = &name
+		for _, c := range counts {
+			r, err := referralOf(c.Referral)
+			if err != nil {
+				return out, err
+			}
+			rows = append(rows, referrerRow(r, c.Views, c.Visitors))
 		}
-		rows = append(rows, r)
 	}
 	out.Referrers, out.HasMore = page(rows, q, compareReferrerRows)
 	return out, nil
+}
+
+// referrerCounts (x.mu held for reading) counts each referrer's human
+// views and distinct visitors in [from, to), over every path or the one
+// called path.
+func (x *index) referrerCounts(from, to int64, path string) []ReferrerRow {
+	counts := originCounts(x, from, to, path, Human, Human+1, func(k originKey) []uint16 { return []uint16{k.id} })
+	rows := make([]ReferrerRow, 0, len(counts))
+	for id, n := range counts {
+		rows = append(rows, referrerRow(x.referrers.entries[id], n.views, n.visitors))
+	}
+	return rows
+}
+
+// referrerRow is a referrer's row; the zero Referral is the direct views'.
+func referrerRow(r Referral, views, visitors int) ReferrerRow {
+	row := ReferrerRow{Channel: r.Channel.String(), Views: views, Visitors: visitors}
+	if r.Source != "" {
+		row.Source = &r.Source
+	}
+	if r.Name != "" {
+		row.Name = &r.Name
+	}
+	return row
+}
+
+// referralOf is a stored referral as the index holds it.
+func referralOf(v model.ViewReferral) (Referral, error) {
+	if v == (model.ViewReferral{}) {
+		return Referral{}, nil
+	}
+	ch, ok := ChannelByName(v.Channel)
+	if !ok || ch == Direct {
+		return Referral{}, fmt.Errorf("analytics: a stored referrer has the channel %q", v.Channel)
+	}
+	return Referral{Source: v.Source, Channel: ch, Name: v.Name}, nil
 }
 
 // compareReferrerRows is the export's order: visitors, then views,
@@ -109,20 +152,31 @@ var channelOrder = []Channel{AIAssistant, Search, Social, OtherReferrer, Direct}
 
 // Channels counts the people's views and exact distinct visitors of the
 // range per channel, and per AI assistant. A person who came by two
-// channels is in both. It is counted in SQL over the stored views.
+// channels is in both. It is counted from the index (a channel's visitors
+// are the union of its referrers'), or in SQL for a site with more
+// referrers than the index tells apart.
 func (s *Service) Channels(ctx context.Context, projectID string, q Query) (ChannelReport, error) {
 	out := ChannelReport{Channels: make([]ChannelRow, len(channelOrder)), Assistants: []AssistantRow{}}
 	for i, c := range channelOrder {
 		out.Channels[i].Channel = c
 	}
-	st, err := s.site(ctx, projectID, false)
-	if err != nil || st == nil {
-		return out, err
-	}
-	from, to := q.bounds()
-	counts, err := s.db.AnalyticsChannelCounts(ctx, st.id, from, to)
+	var counts []model.ChannelCount
+	site := int64(0) // set when SQL must count
+	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
+		if x.referrers.lost > 0 {
+			site = x.site
+			return
+		}
+		counts = x.channelCounts(from, to)
+	})
 	if err != nil {
 		return out, err
+	}
+	if site != 0 {
+		from, to := q.bounds()
+		if counts, err = s.db.AnalyticsChannelCounts(ctx, site, from, to); err != nil {
+			return out, err
+		}
 	}
 	for _, c := range counts {
 		if c.Name != "" {
@@ -144,4 +198,27 @@ func (s *Service) Channels(ctx context.Context, projectID string, q Query) (Chan
 		return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Name, b.Name))
 	})
 	return out, nil
+}
+
+// channelCounts (x.mu held for reading) counts the human views in [from,
+// to) and their distinct visitors by channel ("" for direct) and by AI
+// assistant's name, as AnalyticsChannelCounts does.
+func (x *index) channelCounts(from, to int64) []model.ChannelCount {
+	counts := originCounts(x, from, to, "", Human, Human+1, func(k originKey) []model.ChannelCount {
+		r := x.referrers.entries[k.id]
+		rows := []model.ChannelCount{{}}
+		if r.Channel != Direct {
+			rows[0].Channel = r.Channel.String()
+		}
+		if r.Channel == AIAssistant && r.Name != "" {
+			rows = append(rows, model.ChannelCount{Channel: r.Channel.String(), Name: r.Name})
+		}
+		return rows
+	})
+	out := make([]model.ChannelCount, 0, len(counts))
+	for c, n := range counts {
+		c.Views, c.Visitors = n.views, n.visitors
+		out = append(out, c)
+	}
+	return out
 }

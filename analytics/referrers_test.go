@@ -18,8 +18,12 @@ import (
 // networks, other sites, the site itself and nowhere: each person's view is
 // in its source's row (direct for none or the site itself), each agent's
 // and crawler's in none, and the views and distinct visitors per source
-// are counted from the stored views, on day, week and month ranges,
-// instants inside a day and one page, through every page size.
+// are counted from the stored views, on day, week and month ranges (whole
+// calendar months, and days and part-days about them), instants inside a
+// day and one page, through every page size. The index counts them (it
+// loaded half-way through the views and merged the rest, its referrers'
+// days and months with them); a second service whose index tells only 3
+// referrers apart counts in SQL, and answers the same.
 func TestReferrersExportEqualsBruteForce(t *testing.T) {
 	s, d, _ := newTestService(t)
 	ctx := context.Background()
@@ -46,9 +50,18 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 			events[i].Host = "www.docs.example.com" // a door that knows the page's host
 		}
 	}
+	few := NewService(d, s.cls)
+	few.maxReferrers = 3
 	for i := 0; i < len(events); i += MaxBatch {
 		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
 			t.Fatalf("stored %d, %v", n, err)
+		}
+		if i == len(events)/2 {
+			for _, svc := range []*Service{s, few} {
+				if _, err := svc.Referrers(ctx, project, Query{Limit: 1}, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
 	}
 	// Views are stored in the events' order: the i-th view is the i-th event's.
@@ -127,6 +140,8 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 		{"one day", at(10, 0), at(11, 0), ""},
 		{"one week", at(14, 0), at(21, 0), ""},
 		{"one month", at(5, 0), ptr(start.AddDate(0, 1, 5)), ""},
+		{"a calendar month", at(0, 0), ptr(start.AddDate(0, 1, 0)), ""},
+		{"weeks and part-days about a month", at(2, 5*time.Hour+13*time.Minute), at(44, 13*time.Hour+1), ""},
 		{"instants inside a day", at(20, 3*time.Hour+17*time.Minute+250*time.Millisecond), at(20, 15*time.Hour+999*time.Millisecond), ""},
 		{"one page, one month", at(0, 0), ptr(start.AddDate(0, 1, 0)), top},
 		{"one page, one day", at(3, 0), at(4, 0), top},
@@ -139,25 +154,30 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 		if r.name == "unbounded" && len(want) < 15 {
 			t.Fatalf("only %d sources in generated traffic", len(want))
 		}
-		for _, limit := range []int{1, 3, MaxLimit} {
-			q.Limit, q.Offset = limit, 0
-			got := []ReferrerRow{}
-			for {
-				a, err := s.Referrers(ctx, project, q, r.path)
-				if err != nil {
-					t.Fatal(err)
+		for _, svc := range []struct {
+			name string
+			*Service
+		}{{"index", s}, {"SQL", few}} {
+			for _, limit := range []int{1, 3, MaxLimit} {
+				q.Limit, q.Offset = limit, 0
+				got := []ReferrerRow{}
+				for {
+					a, err := svc.Referrers(ctx, project, q, r.path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, a.Referrers...)
+					if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
+						t.Fatalf("%s, %s: limit %d offset %d: hasMore %v, want %v", svc.name, r.name, limit, q.Offset, a.HasMore, wantMore)
+					}
+					if !a.HasMore {
+						break
+					}
+					q.Offset += limit
 				}
-				got = append(got, a.Referrers...)
-				if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
-					t.Fatalf("%s limit %d offset %d: hasMore %v, want %v", r.name, limit, q.Offset, a.HasMore, wantMore)
+				if !slices.EqualFunc(got, want, func(a, b ReferrerRow) bool { return compareReferrerRows(a, b) == 0 }) {
+					t.Fatalf("%s, %s: limit %d: %s, brute force %s", svc.name, r.name, limit, rowsString(got), rowsString(want))
 				}
-				if !a.HasMore {
-					break
-				}
-				q.Offset += limit
-			}
-			if !slices.EqualFunc(got, want, func(a, b ReferrerRow) bool { return compareReferrerRows(a, b) == 0 }) {
-				t.Fatalf("%s limit %d: %s, brute force %s", r.name, limit, rowsString(got), rowsString(want))
 			}
 		}
 		if r.path != "" {
@@ -197,17 +217,50 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 		slices.SortFunc(wantAssistants, func(a, b AssistantRow) int {
 			return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Name, b.Name))
 		})
-		ch, err := s.Channels(ctx, project, Query{From: r.from, To: r.to})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(ch.Channels, wantChannels) || !slices.Equal(ch.Assistants, wantAssistants) {
-			t.Fatalf("%s: channels %+v %+v, brute force %+v %+v", r.name, ch.Channels, ch.Assistants, wantChannels, wantAssistants)
+		for _, svc := range []struct {
+			name string
+			*Service
+		}{{"index", s}, {"SQL", few}} {
+			ch, err := svc.Channels(ctx, project, Query{From: r.from, To: r.to})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ch.Channels, wantChannels) || !slices.Equal(ch.Assistants, wantAssistants) {
+				t.Fatalf("%s, %s: channels %+v %+v, brute force %+v %+v", svc.name, r.name, ch.Channels, ch.Assistants, wantChannels, wantAssistants)
+			}
 		}
 		if r.name == "unbounded" && (len(wantAssistants) < 6 || wantAssistants[0].Name != "ChatGPT") {
 			t.Fatalf("the assistants in generated traffic are %+v; want ChatGPT (two hosts) first among six", wantAssistants)
 		}
 	}
+	if got := referrersCountedBy(t, project, s, few); !slices.Equal(got, []string{"index", "SQL"}) {
+		t.Fatalf("the services counted by %v, want index and SQL", got)
+	}
+}
+
+// referrersCountedBy is which way each of TestReferrersExportEqualsBruteForce's services
+// counted: from the index, or in SQL.
+func referrersCountedBy(t *testing.T, project string, svcs ...*Service) []string {
+	t.Helper()
+	var out []string
+	for _, svc := range svcs {
+		st, err := svc.site(context.Background(), project, false)
+		if err != nil || st == nil {
+			t.Fatalf("no site: %v", err)
+		}
+		st.idx.mu.RLock()
+		lost, agg := st.idx.referrers.lost, st.idx.originAgg
+		st.idx.mu.RUnlock()
+		switch {
+		case lost > 0:
+			out = append(out, "SQL")
+		case agg != nil:
+			out = append(out, "index")
+		default:
+			out = append(out, "index without its days")
+		}
+	}
+	return out
 }
 
 func rowsString(rows []ReferrerRow) string {

@@ -36,9 +36,10 @@ type Service struct {
 	// snapshotMin is how many views an index reads from the database
 	// beyond its snapshot before it writes a new one (0: never).
 	snapshotMin int64
-	// maxAgents, when set, is how many agents an index tells apart (tests
-	// reach the SQL counts with a few).
-	maxAgents int
+	// maxAgents and maxReferrers, when set, are how many agents and
+	// referrers an index tells apart (tests reach the SQL counts with a
+	// few).
+	maxAgents, maxReferrers int
 }
 
 // site is one project's analytics: its integer id and the index queries
@@ -96,7 +97,10 @@ func (s *Service) addSite(projectID string, id int64) *site {
 		idx.holdFrom, idx.holdMax = 0, s.holdMax
 	}
 	if s.maxAgents > 0 {
-		idx.maxAgents = s.maxAgents
+		idx.agents.max = s.maxAgents
+	}
+	if s.maxReferrers > 0 {
+		idx.referrers.max = s.maxReferrers
 	}
 	idx.merged, idx.claimed = s.merged, s.claimed
 	idx.snapshot, idx.snapshotMin = snapshotPath(s.db, id), s.snapshotMin

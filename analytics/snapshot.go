@@ -40,9 +40,10 @@ import (
 const (
 	snapshotMagic = "FOLIOIDX"
 	// snapshotVersion 4 carried each view's agent and the crawlers'
-	// visitors, 5 the agents' days and months too; a snapshot of an
-	// earlier version lacks them, and is refused.
-	snapshotVersion = 5
+	// visitors, 5 the agents' days and months too, 6 the referrer of each
+	// person's view, the referrers and their days and months; a snapshot
+	// of an earlier version lacks them, and is refused.
+	snapshotVersion = 6
 	// snapshotHeader: magic, version, byte-order mark, body length, CRC-32C.
 	snapshotHeader = 8 + 4 + 4 + 8 + 8
 	byteOrderMark  = 0x01020304
@@ -194,9 +195,9 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error
 	if x.lastView == 0 {
 		return nil
 	}
-	if x.agentAgg == nil {
-		// A load that failed half-way: a snapshot without them would count no agent.
-		return errors.New("analytics: the index's agents are not counted; its snapshot is not written")
+	if x.originAgg == nil {
+		// A load that failed half-way: a snapshot without them would count no agent or referrer.
+		return errors.New("analytics: the index's agents and referrers are not counted; its snapshot is not written")
 	}
 	fp, err := dbFingerprint(ctx, d)
 	if err != nil {
@@ -270,11 +271,11 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].pos })
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].prev })
 	}
-	for c := AI; c < numClasses; c++ {
+	for c := range numClasses {
 		if !c.IsVisitor() {
 			writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.vis[c] })
 		}
-		writeColumn(w, x.paths, func(p *pathViews) []uint16 { return p.agent[c] })
+		writeColumn(w, x.paths, func(p *pathViews) []uint16 { return p.origin[c] })
 	}
 	writeArray(w, x.pathOf)
 	writeArray(w, x.visitorOf)
@@ -284,19 +285,8 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 	w.u64(uint64(max(x.nCrawlers, 0)), uint64(max(x.crawlers.n, 0)))
 	writeArray(w, x.crawlers.keys)
 	writeArray(w, x.crawlers.vals)
-	// The agents: database ids, then names and operators as one blob.
-	w.u64(uint64(max(x.agentsLost, 0)))
-	writeArray(w, x.agentIDs)
-	ends := make([]uint64, 0, 2*len(x.agents))
-	var who []byte
-	for _, a := range x.agents {
-		who = append(who, a.Name...)
-		ends = append(ends, uint64(len(who)))
-		who = append(who, a.Operator...)
-		ends = append(ends, uint64(len(who)))
-	}
-	writeArray(w, ends)
-	w.bytes(who)
+	writeDictionary(w, &x.agents, func(a Agent) []string { return []string{a.Name, a.Operator} })
+	writeDictionary(w, &x.referrers, func(r Referral) []string { return []string{r.Source, r.Channel.String(), r.Name} })
 	days := make([]int64, 0, len(x.days))
 	for d := range x.days {
 		days = append(days, d)
@@ -316,13 +306,13 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 			w.bytes(raw)
 		}
 	}
-	// The agents' days, then months: a start reads them instead of
+	// The origins' days, then months: a start reads them instead of
 	// counting them (at 100M views, seconds).
-	for _, set := range []map[int64]map[agentKey]*agentTraffic{x.agentAgg.days, x.agentAgg.months} {
+	for _, set := range []map[int64]map[originKey]*originTraffic{x.originAgg.days, x.originAgg.months} {
 		type entry struct {
 			day int64
-			key agentKey
-			t   *agentTraffic
+			key originKey
+			t   *originTraffic
 		}
 		var entries []entry
 		for d, byAgent := range set {
@@ -331,11 +321,11 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 			}
 		}
 		slices.SortFunc(entries, func(a, b entry) int {
-			return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.key.class, b.key.class), cmp.Compare(a.key.agent, b.key.agent))
+			return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.key.class, b.key.class), cmp.Compare(a.key.id, b.key.id))
 		})
 		w.u64(uint64(len(entries)))
 		for _, e := range entries {
-			w.u64(toBits(e.day), uint64(e.key.class), uint64(e.key.agent), uint64(max(e.t.views, 0)))
+			w.u64(toBits(e.day), uint64(e.key.class), uint64(e.key.id), uint64(max(e.t.views, 0)))
 			raw, err := e.t.visitors.ToBytes()
 			if err != nil && w.err == nil {
 				w.err = err
@@ -461,8 +451,8 @@ func (x *index) readSnapshot(ctx context.Context, d Storage, path string) error 
 	x.lastView, x.lastPath = lastView, lastPath
 	x.paths, x.pathOf, x.visitorOf, x.visitorIDs, x.nVisitors = y.paths, y.pathOf, y.visitorOf, y.visitorIDs, y.nVisitors
 	x.crawlers, x.nCrawlers = y.crawlers, y.nCrawlers
-	x.agents, x.agentIDs, x.agentOf, x.agentsLost = y.agents, y.agentIDs, y.agentOf, y.agentsLost
-	x.days, x.firstDay, x.endDay, x.agentAgg = y.days, y.firstDay, y.endDay, y.agentAgg
+	x.agents, x.referrers = y.agents, y.referrers
+	x.days, x.firstDay, x.endDay, x.originAgg = y.days, y.firstDay, y.endDay, y.originAgg
 	x.nVisitorViews, x.unsealed, x.agg = 0, 0, nil
 	// The arrays live in the mapping: unmap it once the index that holds
 	// them (every slice of it goes with this holder) is unreachable.
@@ -516,11 +506,11 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.other[c].pos = v })
 		readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.other[c].prev = v })
 	}
-	for c := AI; c < numClasses; c++ {
+	for c := range numClasses {
 		if !c.IsVisitor() {
 			readColumn(r, x.paths, func(p *pathViews, v []uint32) { p.vis[c] = v })
 		}
-		readColumn(r, x.paths, func(p *pathViews, v []uint16) { p.agent[c] = v })
+		readColumn(r, x.paths, func(p *pathViews, v []uint16) { p.origin[c] = v })
 	}
 	x.pathOf = arrayOf[int32](r)
 	x.visitorOf = arrayOf[uint32](r)
@@ -532,7 +522,15 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	x.crawlers.n = r.count("crawler ids", 8)
 	x.crawlers.keys = arrayOf[int64](r)
 	x.crawlers.vals = arrayOf[uint32](r)
-	if err := x.decodeAgents(r); err != nil {
+	agent := func(f []string) (Agent, bool) { return Agent{Name: f[0], Operator: f[1]}, true }
+	if err := decodeDictionary(r, &x.agents, "agent", 2, agent); err != nil {
+		return err
+	}
+	referrer := func(f []string) (Referral, bool) {
+		ch, ok := ChannelByName(f[1])
+		return Referral{Source: f[0], Channel: ch, Name: f[2]}, ok
+	}
+	if err := decodeDictionary(r, &x.referrers, "referrer", 3, referrer); err != nil {
 		return err
 	}
 	days := arrayOf[int64](r)
@@ -564,7 +562,7 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 		}
 		x.addDay(d, dv)
 	}
-	if err := x.decodeAgentDays(r); err != nil {
+	if err := x.decodeOriginDays(r); err != nil {
 		return err
 	}
 	if r.err != nil {
@@ -576,7 +574,7 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	for _, p := range x.paths {
 		for c := range numClasses {
 			n := len(p.at[c])
-			if len(p.vis[c]) != n || c != Human && len(p.agent[c]) != n {
+			if len(p.vis[c]) != n || len(p.origin[c]) != n {
 				return fmt.Errorf("analytics: the index snapshot's path %q is damaged", p.name)
 			}
 		}
@@ -593,85 +591,113 @@ func (x *index) decode(r *snapshotReader, nVisitors int) error {
 	return nil
 }
 
-// decodeAgents reads the agents encode wrote, and the local id of each
-// database id.
-func (x *index) decodeAgents(r *snapshotReader) error {
-	x.agentsLost = r.count("agents lost", 8) // each named a view, which has a time
-	x.agentIDs = arrayOf[int64](r)
+// writeDictionary writes a dictionary: the views lost, the database ids,
+// then each entry's fields as one blob, with the end of each field.
+func writeDictionary[T comparable](w *snapshotWriter, d *dictionary[T], fields func(T) []string) {
+	w.u64(uint64(max(d.lost, 0)))
+	writeArray(w, d.ids)
+	var ends []uint64
+	var blob []byte
+	for _, e := range d.entries {
+		for _, f := range fields(e) {
+			blob = append(blob, f...)
+			ends = append(ends, uint64(len(blob)))
+		}
+	}
+	writeArray(w, ends)
+	w.bytes(blob)
+}
+
+// decodeDictionary reads into d (its max kept) what writeDictionary wrote,
+// entries of n fields each made by entry (false: not one this build
+// knows), and the local id of each database id. what names the entries.
+func decodeDictionary[T comparable](r *snapshotReader, d *dictionary[T], what string, n int, entry func([]string) (T, bool)) error {
+	damaged := fmt.Errorf("analytics: the index snapshot's %ss are damaged", what)
+	d.lost = r.count(what+"s lost", 8) // each named a view, which has a time
+	d.ids = arrayOf[int64](r)
 	ends := arrayOf[uint64](r)
-	who := r.bytes()
-	n := len(x.agentIDs)
-	if r.err != nil || n == 0 || n > maxAgents+1 || x.agentIDs[0] != 0 || len(ends) != 2*n || ends[2*n-1] != uint64(len(who)) {
-		return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+	blob := r.bytes()
+	k := len(d.ids)
+	if r.err != nil || k == 0 || k > maxLocalIDs+1 || d.ids[0] != 0 || len(ends) != n*k || ends[n*k-1] != uint64(len(blob)) {
+		return damaged
 	}
-	x.agents = make([]Agent, n)
-	x.agentOf = nil
+	d.entries = make([]T, k)
+	d.of = nil
 	start := uint64(0)
-	for i := range x.agents {
-		name, op := ends[2*i], ends[2*i+1]
-		if start > name || name > op || op > uint64(len(who)) {
-			return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+	fields := make([]string, n)
+	for i := range d.entries {
+		for f := range fields {
+			end := ends[n*i+f]
+			if start > end || end > uint64(len(blob)) {
+				return damaged
+			}
+			fields[f] = string(blob[start:end])
+			start = end
 		}
-		x.agents[i] = Agent{Name: string(who[start:name]), Operator: string(who[name:op])}
-		start = op
-		if id := x.agentIDs[i]; i > 0 {
-			if id <= 0 || id < int64(len(x.agentOf)) && x.agentOf[id] != 0 {
-				return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+		var ok bool
+		if d.entries[i], ok = entry(fields); !ok {
+			return damaged
+		}
+		if id := d.ids[i]; i > 0 {
+			if id <= 0 || id < int64(len(d.of)) && d.of[id] != 0 {
+				return damaged
 			}
-			if id > maxSnapshotAgentID {
-				// agentOf is indexed by it: the database, read instead, holds any id.
-				return fmt.Errorf("analytics: the index snapshot names agent id %d, more than the %d it reads", id, maxSnapshotAgentID)
+			if id > maxSnapshotLocalID {
+				// of is indexed by it: the database, read instead, holds any id.
+				return fmt.Errorf("analytics: the index snapshot names %s id %d, more than the %d it reads", what, id, maxSnapshotLocalID)
 			}
-			x.agentOf = grow(x.agentOf, id)
-			x.agentOf[id] = uint16(i) // #nosec G115 -- i < len(x.agentIDs) <= maxAgents+1, checked above
+			d.of = grow(d.of, id)
+			d.of[id] = uint16(i) // #nosec G115 -- i < len(d.ids) <= maxLocalIDs+1, checked above
 		}
 	}
-	if x.agents[0] != (Agent{}) {
-		return fmt.Errorf("analytics: the index snapshot's agents are damaged")
+	var zero T
+	if d.entries[0] != zero {
+		return damaged
 	}
 	return nil
 }
 
-// decodeAgentDays reads the agents' days and months encode wrote, each
-// day one of the index's, each month one of their months, each agent one
-// of its agents, each bitmap valid and within its class's visitors.
-func (x *index) decodeAgentDays(r *snapshotReader) error {
-	agg := &agentAggregates{days: map[int64]map[agentKey]*agentTraffic{}, months: map[int64]map[agentKey]*agentTraffic{}}
-	for i, set := range []map[int64]map[agentKey]*agentTraffic{agg.days, agg.months} {
-		n := r.count("agents' days", 40) // four words and a bitmap's length each
+// decodeOriginDays reads the origins' days and months encode wrote, each
+// day one of the index's, each month one of their months, each origin one
+// of its agents or referrers, each bitmap valid and within its class's
+// visitors.
+func (x *index) decodeOriginDays(r *snapshotReader) error {
+	agg := &originAggregates{days: map[int64]map[originKey]*originTraffic{}, months: map[int64]map[originKey]*originTraffic{}}
+	for i, set := range []map[int64]map[originKey]*originTraffic{agg.days, agg.months} {
+		n := r.count("origins' days", 40) // four words and a bitmap's length each
 		for range n {
 			w := r.u64s(4)
 			if r.err != nil {
 				return r.err
 			}
-			day, class, agent := fromBits(w[0]), w[1], w[2]
+			day, class, origin := fromBits(w[0]), w[1], w[2]
 			in := day >= x.firstDay && day < x.endDay
 			if i == 1 {
 				in = day == monthOf(day) && day >= monthOf(x.firstDay) && day < x.endDay
 			}
-			if !in || class < uint64(AI) || class >= uint64(numClasses) || agent >= uint64(len(x.agents)) || w[3] > uint64(len(r.b)) {
-				return fmt.Errorf("analytics: the index snapshot's agents' day %d (class %d, agent %d) is damaged", day, class, agent)
+			if !in || class >= uint64(numClasses) || origin >= uint64(x.localIDs(Class(class))) || w[3] > uint64(len(r.b)) {
+				return fmt.Errorf("analytics: the index snapshot's origins' day %d (class %d, origin %d) is damaged", day, class, origin)
 			}
-			k := agentKey{Class(class), uint16(agent)}                    // #nosec G115 -- both bounded just above
-			t := &agentTraffic{views: int(w[3]), visitors: roaring.New()} // #nosec G115 -- at most the file's length
+			k := originKey{Class(class), uint16(origin)}                   // #nosec G115 -- both bounded just above
+			t := &originTraffic{views: int(w[3]), visitors: roaring.New()} // #nosec G115 -- at most the file's length
 			if raw := r.bytes(); r.err == nil {
 				if _, err := t.visitors.FromUnsafeBytes(raw); err != nil {
-					return fmt.Errorf("analytics: the index snapshot's agents' day %d: %w", day, err)
+					return fmt.Errorf("analytics: the index snapshot's origins' day %d: %w", day, err)
 				}
 				if err := t.visitors.Validate(); err != nil {
-					return fmt.Errorf("analytics: the index snapshot's agents' day %d: %w", day, err)
+					return fmt.Errorf("analytics: the index snapshot's origins' day %d: %w", day, err)
 				}
 				if !t.visitors.IsEmpty() && int64(t.visitors.Maximum()) >= int64(x.spaceOf(k.class)) {
-					return fmt.Errorf("analytics: the index snapshot's agents' day %d holds visitor %d of %d", day, t.visitors.Maximum(), x.spaceOf(k.class))
+					return fmt.Errorf("analytics: the index snapshot's origins' day %d holds visitor %d of %d", day, t.visitors.Maximum(), x.spaceOf(k.class))
 				}
 			}
 			if set[day] == nil {
-				set[day] = map[agentKey]*agentTraffic{}
+				set[day] = map[originKey]*originTraffic{}
 			}
 			set[day][k] = t
 		}
 	}
-	x.agentAgg = agg
+	x.originAgg = agg
 	return r.err
 }
 
@@ -907,7 +933,7 @@ func (m *snapshotMapping) release(min int) {
 // name's offset, and its offset in each column encode writes.
 var pathWords = func() int {
 	n := 1 + numClasses + 2*4
-	for c := AI; c < numClasses; c++ {
+	for c := range numClasses {
 		if !c.IsVisitor() {
 			n++
 		}
@@ -916,9 +942,9 @@ var pathWords = func() int {
 	return int(n)
 }()
 
-// maxSnapshotAgentID bounds the agents' database ids a snapshot may name:
-// the index keeps an array indexed by them (2 bytes each).
-const maxSnapshotAgentID = 1 << 24
+// maxSnapshotLocalID bounds the database ids a snapshot's dictionaries may
+// name: the index keeps an array indexed by them (2 bytes each).
+const maxSnapshotLocalID = 1 << 24
 
 // checkDecoded checks what the index's reads and appends rely on, that a
 // checksum cannot promise of a file written by someone else: every id in
@@ -959,12 +985,17 @@ func (x *index) checkDecoded() error {
 					return damaged("path %q has a view of dense id %d of %d", p.name, v, space)
 				}
 			}
-			for _, a := range p.agent[c] {
-				if int(a) >= len(x.agents) {
-					return damaged("path %q has a view of agent %d of %d", p.name, a, len(x.agents))
+			origins := x.localIDs(c)
+			for _, a := range p.origin[c] {
+				if int(a) >= origins {
+					what := "agent"
+					if c == Human {
+						what = "referrer"
+					}
+					return damaged("path %q has a view of %s %d of %d", p.name, what, a, origins)
 				}
 			}
-			// Queries search the times, and the agents' day counts put each
+			// Queries search the times, and the origins' day counts put each
 			// view at its day's place from the first: in order, within the
 			// days, or a place before the first.
 			if at := p.at[c]; len(at) > 0 {

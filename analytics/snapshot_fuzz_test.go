@@ -290,8 +290,9 @@ func FuzzReadSnapshot(f *testing.F) {
 				v.VisitorID = append(v.VisitorID, 1<<40+int64(c))
 				v.Class = append(v.Class, uint8(c))
 				v.AgentID = append(v.AgentID, 0)
+				v.ReferrerID = append(v.ReferrerID, 0)
 			}
-			err = fx.merge(&v, nil, fx.lastView+int64(numClasses))
+			err = fx.merge(&v, nil, nil, fx.lastView+int64(numClasses))
 			if err == nil {
 				fx.sealAll()
 				fx.aggregate()
@@ -335,10 +336,13 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 		change func(x *index)
 		want   string
 	}{
-		{"an agent id the index would make an array of", func(x *index) { x.agentIDs[1] = 1 << 40 }, "agent id 1099511627776"},
+		{"an agent id the index would make an array of", func(x *index) { x.agents.ids[1] = 1 << 40 }, "agent id 1099511627776"},
+		{"a referrer id the index would make an array of", func(x *index) { x.referrers.ids[1] = 1 << 40 }, "referrer id 1099511627776"},
+		{"a view of a referrer never named", func(x *index) { busy(x).origin[Human][0] = uint16(len(x.referrers.entries)) }, "of referrer"},
+		{"a referrer of no channel", func(x *index) { x.referrers.entries[1].Channel = 200 }, "referrers are damaged"},
 		{"more visitors than the file holds", func(x *index) { x.nVisitors = 1 << 31 }, "counts 2147483648 visitors"},
 		{"a view of a visitor never counted", func(x *index) { busy(x).vis[Human][0] = uint32(x.nVisitors) }, "dense id"},
-		{"a view of an agent never named", func(x *index) { busy(x).agent[AI][0] = uint16(len(x.agents)) }, "of agent"},
+		{"a view of an agent never named", func(x *index) { busy(x).origin[AI][0] = uint16(len(x.agents.entries)) }, "of agent"},
 		{"a path id at no path", func(x *index) { x.pathOf[1] = int32(len(x.paths) + 5) }, "path id 1 is at position"},
 		{"a visitor table with no empty slot", func(x *index) {
 			for i := range x.visitorIDs.keys {
@@ -355,21 +359,21 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 		}, "day 11574074074 is not one a view can have"},
 		{"a view before its first day", func(x *index) { busy(x).at[AI][0] = 0 }, "a view at 0 ms, outside its days"},
 		{"an agent's day of an agent never named", func(x *index) {
-			for _, byAgent := range x.agentAgg.days {
+			for _, byAgent := range x.originAgg.days {
 				for k, t := range byAgent {
-					byAgent[agentKey{k.class, uint16(len(x.agents))}] = t
+					byAgent[originKey{k.class, uint16(x.localIDs(k.class))}] = t
 					return
 				}
 			}
-		}, "agents' day"},
+		}, "origins' day"},
 		{"an agent's month of a visitor never counted", func(x *index) {
-			for _, byAgent := range x.agentAgg.months {
+			for _, byAgent := range x.originAgg.months {
 				for k, t := range byAgent {
 					t.visitors.Add(uint32(x.spaceOf(k.class)))
 					return
 				}
 			}
-		}, "agents' day"},
+		}, "origins' day"},
 		{"views out of time order", func(x *index) {
 			at := busy(x).at[AI]
 			at[0], at[len(at)-1] = at[len(at)-1], at[0]
@@ -383,8 +387,9 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 			if err := x.readSnapshot(ctx, d, path); err != nil {
 				t.Fatal(err)
 			}
-			if len(x.agents) < 2 || busy(x) == nil || len(x.visitorIDs.keys) == 0 {
-				t.Fatalf("the traffic has %d agents, no path with human and AI views, or a visitor table of %d: too little to change", len(x.agents), len(x.visitorIDs.keys))
+			if len(x.agents.entries) < 2 || len(x.referrers.entries) < 2 || busy(x) == nil || len(x.visitorIDs.keys) == 0 {
+				t.Fatalf("the traffic has %d agents, %d referrers, no path with human and AI views, or a visitor table of %d: too little to change",
+					len(x.agents.entries), len(x.referrers.entries), len(x.visitorIDs.keys))
 			}
 			tc.change(x)
 			if err := x.writeSnapshot(ctx, d, path); err != nil {
@@ -402,7 +407,7 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 // busy is a path with human and AI views, if any.
 func busy(x *index) *pathViews {
 	for _, p := range x.paths {
-		if len(p.vis[Human]) > 0 && len(p.agent[AI]) > 0 {
+		if len(p.vis[Human]) > 0 && len(p.origin[AI]) > 0 {
 			return p
 		}
 	}

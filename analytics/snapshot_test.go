@@ -1,14 +1,18 @@
 package analytics
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
 	"database/sql"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -174,82 +178,153 @@ func TestSnapshotThatDoesNotMatchIsIgnored(t *testing.T) {
 	from("another database", od, op, same, errStaleSnapshot)
 }
 
-// TestSnapshotOfVersion3IsRefused: a snapshot written before each view's
-// agent was kept in the index (format version 3: testdata/snapshot-v3
-// holds a database of 1,500 generated views, agents stored, and the
-// snapshot the build of a38c91f wrote beside it) is refused for its
+// TestOldSnapshotsAreRefused: a snapshot written by a build of an older
+// format, beside the database it was written for, is refused for its
 // version, with that reason, never read as this build's; the index is
-// rebuilt from the database and every export, agents included, is exact;
-// the next start reads this build's snapshot.
-func TestSnapshotOfVersion3IsRefused(t *testing.T) {
-	dir := t.TempDir()
-	gz, err := os.Open("testdata/snapshot-v3/folio.db.gz")
-	if err != nil {
-		t.Fatal(err)
+// rebuilt from the database, every export is exact, and the next start
+// reads this build's snapshot. testdata/snapshot-v3 holds a database of
+// 1,500 generated views, agents stored, and the snapshot (format version
+// 3, from before each view's agent was kept in the index) the build of
+// a38c91f wrote beside it; testdata/snapshot-v5 the same with people's
+// referrers stored, and the snapshot of version 5 (before the referrers
+// were kept in the index) the build of 8cd3f59 wrote.
+func TestOldSnapshotsAreRefused(t *testing.T) {
+	for _, version := range []uint32{3, 5} {
+		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
+			dir := t.TempDir()
+			fixture := fmt.Sprintf("testdata/snapshot-v%d/", version)
+			gz, err := os.Open(fixture + "folio.db.gz")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gz.Close()
+			zr, err := gzip.NewReader(gz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "folio.db"), raw, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			old, err := os.ReadFile(fixture + "folio.db" + snapshotSuffix(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(old[:8]) != snapshotMagic || binary.LittleEndian.Uint32(old[8:]) != version {
+				t.Fatalf("the test's snapshot starts %q: not one of version %d", old[:12], version)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "folio.db"+snapshotSuffix(1)), old, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			d, err := db.Open(ctx, filepath.Join(dir, "folio.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			if _, err := d.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			sites, err := d.AnalyticsSiteIDs(ctx)
+			if err != nil || len(sites) != 1 {
+				t.Fatalf("the test's database has sites %v (%v), want one", sites, err)
+			}
+			var project string
+			for p, id := range sites {
+				if id != 1 {
+					t.Fatalf("the test's database has site %d, its snapshot is site 1's", id)
+				}
+				project = p
+			}
+			cls, err := NewClassifier()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, read, why := loadFresh(t, d, cls, project)
+			if !errors.Is(why, errSnapshotVersion) || !strings.Contains(why.Error(), fmt.Sprintf("version %d,", version)) || read != 1500 {
+				t.Fatalf("the start read %d views from the database, snapshot: %v; want all 1500, refused for version %d", read, why, version)
+			}
+			checkExact(t, s, project, snapStart)
+			a, err := s.Agents(ctx, project, Query{Limit: MaxLimit}, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, r := range a.Agents {
+				names[r.Name] = true
+			}
+			if !names["ChatGPT-User"] || !names["GPTBot"] || !names["Unnamed bot"] {
+				t.Fatalf("agents of the rebuilt index: %+v; want ChatGPT-User, GPTBot, Unnamed bot among them", a.Agents)
+			}
+			sources := checkReferrersAsSQL(t, s, d, project)
+			if version == 5 && sources < 20 {
+				t.Fatalf("the rebuilt index has %d sources people came from, want the generated traffic's", sources)
+			}
+			// The next start reads this build's snapshot, the referrers' days
+			// and months with it.
+			again, read, why := loadFresh(t, d, cls, project)
+			if why != nil || read != 0 {
+				t.Fatalf("a restart after the rebuild read %d views from the database (snapshot: %v), want 0", read, why)
+			}
+			checkExact(t, again, project, snapStart)
+			checkReferrersAsSQL(t, again, d, project)
+		})
 	}
-	defer gz.Close()
-	zr, err := gzip.NewReader(gz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "folio.db"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	old, err := os.ReadFile("testdata/snapshot-v3/folio.db" + snapshotSuffix(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(old[:8]) != snapshotMagic || binary.LittleEndian.Uint32(old[8:]) != 3 {
-		t.Fatalf("the test's snapshot starts %q: not one of version 3", old[:12])
-	}
-	if err := os.WriteFile(filepath.Join(dir, "folio.db"+snapshotSuffix(1)), old, 0o600); err != nil {
-		t.Fatal(err)
-	}
+}
+
+// checkReferrersAsSQL checks that s's referrers export and channels,
+// counted from its index, are the SQL counts of the stored views, and
+// says how many sources there are.
+func checkReferrersAsSQL(t *testing.T, s *Service, d *db.DB, project string) int {
+	t.Helper()
 	ctx := context.Background()
-	d, err := db.Open(ctx, filepath.Join(dir, "folio.db"))
+	site, err := d.AnalyticsSiteID(ctx, project)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
-	if _, err := d.Migrate(ctx); err != nil {
+	counts, err := d.AnalyticsReferrerCounts(ctx, site, math.MinInt64, math.MaxInt64, "")
+	if err != nil {
 		t.Fatal(err)
 	}
-	sites, err := d.AnalyticsSiteIDs(ctx)
-	if err != nil || len(sites) != 1 {
-		t.Fatalf("the test's database has sites %v (%v), want one", sites, err)
-	}
-	var project string
-	for p, id := range sites {
-		if id != 1 {
-			t.Fatalf("the test's database has site %d, its snapshot is site 1's", id)
+	want := []ReferrerRow{}
+	for _, c := range counts {
+		r, err := referralOf(c.Referral)
+		if err != nil {
+			t.Fatal(err)
 		}
-		project = p
+		want = append(want, referrerRow(r, c.Views, c.Visitors))
 	}
-	cls, err := NewClassifier()
+	slices.SortFunc(want, compareReferrerRows)
+	got, err := s.Referrers(ctx, project, Query{Limit: MaxLimit}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, read, why := loadFresh(t, d, cls, project)
-	if !errors.Is(why, errSnapshotVersion) || !strings.Contains(why.Error(), "version 3") || read != 1500 {
-		t.Fatalf("the start read %d views from the database, snapshot: %v; want all 1500, refused for version 3", read, why)
+	if !slices.EqualFunc(got.Referrers, want, func(a, b ReferrerRow) bool { return compareReferrerRows(a, b) == 0 }) {
+		t.Fatalf("referrers %s, in SQL %s", rowsString(got.Referrers), rowsString(want))
 	}
-	checkExact(t, s, project, snapStart)
-	a, err := s.Agents(ctx, project, Query{Limit: MaxLimit}, "")
+	channels, err := d.AnalyticsChannelCounts(ctx, site, math.MinInt64, math.MaxInt64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	names := map[string]bool{}
-	for _, r := range a.Agents {
-		names[r.Name] = true
+	st, err := s.site(ctx, project, false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !names["ChatGPT-User"] || !names["GPTBot"] || !names["Unnamed bot"] {
-		t.Fatalf("agents of the rebuilt index: %+v; want ChatGPT-User, GPTBot, Unnamed bot among them", a.Agents)
+	st.idx.mu.RLock()
+	fromIndex := st.idx.channelCounts(math.MinInt64, math.MaxInt64)
+	st.idx.mu.RUnlock()
+	byKey := func(a, b model.ChannelCount) int {
+		return cmp.Or(strings.Compare(a.Channel, b.Channel), strings.Compare(a.Name, b.Name))
 	}
-	restartsFromSnapshot(t, d, cls, project, "the rebuild")
+	slices.SortFunc(channels, byKey)
+	slices.SortFunc(fromIndex, byKey)
+	if !slices.Equal(fromIndex, channels) {
+		t.Fatalf("channels %+v, in SQL %+v", fromIndex, channels)
+	}
+	return len(want)
 }
 
 // TestSaveIndexLetsTheNextStartReadNoView: SaveIndex (what analytics

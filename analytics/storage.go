@@ -63,6 +63,9 @@ type ViewRecords interface {
 	AnalyticsAgentPathCounts(ctx context.Context, siteID, from, to int64, name string, class uint8) ([]model.PathCount, error)
 	// AnalyticsAgentsByID reads the agents' names and operators by id.
 	AnalyticsAgentsByID(ctx context.Context, ids []int64) (map[int64]model.ViewAgent, error)
+	// AnalyticsReferrersByID reads the referrers' sources, channels and
+	// names by id.
+	AnalyticsReferrersByID(ctx context.Context, ids []int64) (map[int64]model.ViewReferral, error)
 	// AnalyticsReferrerCounts counts human views from <= at < to by
 	// where they came from (only path's when path is not "").
 	AnalyticsReferrerCounts(ctx context.Context, siteID, from, to int64, path string) ([]model.ReferrerCount, error)

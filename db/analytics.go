@@ -500,11 +500,12 @@ func (d *DB) AnalyticsViews(ctx context.Context, siteID, afterID, uptoID int64, 
 // database/sql cost several times as much, and concatenating a view's
 // fields into one value in SQL twice as much as this.
 func (d *DB) AnalyticsViewColumns(ctx context.Context, siteID, afterID, uptoID int64) (PageViewColumns, error) {
-	var at, path, visitor, class, agent []byte
+	var at, path, visitor, class, agent, referrer []byte
 	err := d.r.QueryRowContext(ctx, `/* DB.AnalyticsViewColumns */
 		SELECT coalesce(group_concat(at), ''), coalesce(group_concat(path_id), ''),
-			coalesce(group_concat(visitor_id), ''), coalesce(group_concat(class), ''), coalesce(group_concat(agent_id), '')
-		FROM analytics_views WHERE site_id = ? AND id > ? AND id <= ?`, siteID, afterID, uptoID).Scan(&at, &path, &visitor, &class, &agent)
+			coalesce(group_concat(visitor_id), ''), coalesce(group_concat(class), ''), coalesce(group_concat(agent_id), ''),
+			coalesce(group_concat(referrer_id), '')
+		FROM analytics_views WHERE site_id = ? AND id > ? AND id <= ?`, siteID, afterID, uptoID).Scan(&at, &path, &visitor, &class, &agent, &referrer)
 	if err != nil {
 		return PageViewColumns{}, fmt.Errorf("db: unable to read page views %d to %d: %w", afterID+1, uptoID, err)
 	}
@@ -513,13 +514,13 @@ func (d *DB) AnalyticsViewColumns(ctx context.Context, siteID, afterID, uptoID i
 	for _, col := range []struct {
 		text []byte
 		dst  *[]int64
-	}{{at, &c.At}, {path, &c.PathID}, {visitor, &c.VisitorID}, {class, &classes}, {agent, &c.AgentID}} {
+	}{{at, &c.At}, {path, &c.PathID}, {visitor, &c.VisitorID}, {class, &classes}, {agent, &c.AgentID}, {referrer, &c.ReferrerID}} {
 		if *col.dst, err = parseInts(col.text); err != nil {
 			return PageViewColumns{}, fmt.Errorf("db: unable to read page views %d to %d: %w", afterID+1, uptoID, err)
 		}
 	}
 	n := len(c.At)
-	if len(c.PathID) != n || len(c.VisitorID) != n || len(classes) != n || len(c.AgentID) != n {
+	if len(c.PathID) != n || len(c.VisitorID) != n || len(classes) != n || len(c.AgentID) != n || len(c.ReferrerID) != n {
 		return PageViewColumns{}, fmt.Errorf("db: page views %d to %d read as columns of different lengths", afterID+1, uptoID)
 	}
 	c.Class = make([]uint8, n)
@@ -567,32 +568,60 @@ func parseInts(text []byte) ([]int64, error) {
 // not in it are left out).
 func (d *DB) AnalyticsAgentsByID(ctx context.Context, ids []int64) (map[int64]ViewAgent, error) {
 	out := make(map[int64]ViewAgent, len(ids))
+	err := d.byID(ctx, `/* DB.AnalyticsAgentsByID */ SELECT id, name, operator FROM analytics_agents WHERE id IN (`, ids, func(rows *sql.Rows) error {
+		var id int64
+		var a ViewAgent
+		err := rows.Scan(&id, &a.Name, &a.Operator)
+		out[id] = a
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to read agents: %w", err)
+	}
+	return out, nil
+}
+
+// AnalyticsReferrersByID reads the referrers' dictionary entries of ids
+// (ids not in it are left out).
+func (d *DB) AnalyticsReferrersByID(ctx context.Context, ids []int64) (map[int64]ViewReferral, error) {
+	out := make(map[int64]ViewReferral, len(ids))
+	err := d.byID(ctx, `/* DB.AnalyticsReferrersByID */ SELECT id, source, channel, name FROM analytics_referrers WHERE id IN (`, ids, func(rows *sql.Rows) error {
+		var id int64
+		var r ViewReferral
+		err := rows.Scan(&id, &r.Source, &r.Channel, &r.Name)
+		out[id] = r
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to read referrers: %w", err)
+	}
+	return out, nil
+}
+
+// byID runs query, a SELECT whose WHERE ends in "id IN (", for ids, a
+// chunk of them at a time, and calls scan for each row.
+func (d *DB) byID(ctx context.Context, query string, ids []int64, scan func(*sql.Rows) error) error {
 	for chunk := range slices.Chunk(ids, rowsPerInsert) {
 		args := make([]any, len(chunk))
 		for i, id := range chunk {
 			args[i] = id
 		}
 		// #nosec G202 -- only placeholders are joined into the SQL; the ids go as arguments
-		rows, err := d.r.QueryContext(ctx, `/* DB.AnalyticsAgentsByID */ SELECT id, name, operator FROM analytics_agents WHERE id IN (`+
-			placeholders(len(chunk), "?")+`)`, args...)
+		rows, err := d.r.QueryContext(ctx, query+placeholders(len(chunk), "?")+`)`, args...)
 		if err != nil {
-			return nil, fmt.Errorf("db: unable to read agents: %w", err)
+			return err
 		}
 		for rows.Next() {
-			var id int64
-			var a ViewAgent
-			if err := rows.Scan(&id, &a.Name, &a.Operator); err != nil {
+			if err := scan(rows); err != nil {
 				_ = rows.Close() // the scan's error is the one to report
-				return nil, fmt.Errorf("db: unable to read agents: %w", err)
+				return err
 			}
-			out[id] = a
 		}
-		err = errors.Join(rows.Err(), rows.Close())
-		if err != nil {
-			return nil, fmt.Errorf("db: unable to read agents: %w", err)
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // AnalyticsSiteIDs lists every site: project id → site id.

@@ -44,11 +44,12 @@ type EventBatch struct {
 
 // PageViewColumns are page views column-wise, in the order read.
 type PageViewColumns struct {
-	At        []int64
-	PathID    []int64
-	VisitorID []int64
-	Class     []uint8
-	AgentID   []int64 // the agents' dictionary id, 0 for none
+	At         []int64
+	PathID     []int64
+	VisitorID  []int64
+	Class      []uint8
+	AgentID    []int64 // the agents' dictionary id, 0 for none
+	ReferrerID []int64 // the referrers' dictionary id, 0 for direct
 }
 
 // Len is the number of views.
