@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,30 +71,16 @@ func TestServeWithWorkerNeedsRedis(t *testing.T) {
 
 func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	t.Parallel()
-	// A Redis that accepts connections and never answers makes /readyz a
-	// slow request: it waits out its two-second check.
-	blackhole, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer blackhole.Close()
-	dialed := make(chan struct{}, 16)
-	go func() {
-		for {
-			c, err := blackhole.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-			select {
-			case dialed <- struct{}{}:
-			default:
-			}
-		}
-	}()
+	// A Redis that never answers a PING makes /readyz a slow request: it
+	// waits out its two-second check. Only that check sends PING in serve
+	// (the queue's worker runs other commands, refused here), so a PING
+	// received is the request itself in its handler, wherever the other
+	// connections come from.
+	pinged := make(chan struct{}, 16)
+	redisAddr := pingHole(t, pinged)
 	te := newTestEnv(t)
 	te["FOLIO_WORKER"] = "false"
-	te["FOLIO_REDIS_URL"] = "redis://" + blackhole.Addr().String() + "/0"
+	te["FOLIO_REDIS_URL"] = "redis://" + redisAddr + "/0"
 	base, stop := startServe(t, te)
 
 	answered := make(chan int, 1)
@@ -111,11 +101,8 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("/readyz was not sent within 10s")
 	}
-	for len(dialed) > 0 { // connections made before the request are not its
-		<-dialed
-	}
 	select { // the request is in flight once its check reaches Redis
-	case <-dialed:
+	case <-pinged:
 	case <-time.After(10 * time.Second):
 		t.Fatal("/readyz did not reach Redis within 10s")
 	}
@@ -132,4 +119,80 @@ func TestGracefulShutdownFinishesInFlightRequests(t *testing.T) {
 	if _, err := http.Get(base + "/healthz"); err == nil {
 		t.Fatal("serve still answers after shutdown")
 	}
+}
+
+// pingHole listens as a Redis that refuses every command with an error but
+// never answers a PING, and says on pinged (when it has room) each time
+// one comes; it returns its address.
+func pingHole(t *testing.T, pinged chan<- struct{}) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { <-done; c.Close() }()
+			go func() {
+				r := bufio.NewReader(c)
+				for {
+					cmd, err := readRESPCommand(r)
+					if err != nil {
+						return
+					}
+					if strings.EqualFold(cmd[0], "ping") {
+						select {
+						case pinged <- struct{}{}:
+						default:
+						}
+						continue
+					}
+					if _, err := fmt.Fprintf(c, "-ERR unknown command '%s'\r\n", cmd[0]); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// readRESPCommand reads one command as a Redis client sends it: an array
+// of bulk strings ("*1\r\n$4\r\nPING\r\n").
+func readRESPCommand(r *bufio.Reader) ([]string, error) {
+	n, err := readRESPLength(r, '*')
+	if err != nil || n < 1 {
+		return nil, fmt.Errorf("not a command: %d, %v", n, err)
+	}
+	cmd := make([]string, n)
+	for i := range cmd {
+		size, err := readRESPLength(r, '$')
+		if err != nil || size < 0 {
+			return nil, fmt.Errorf("not a bulk string: %d, %v", size, err)
+		}
+		b := make([]byte, size+2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		cmd[i] = string(b[:size])
+	}
+	return cmd, nil
+}
+
+// readRESPLength reads a line "<kind><n>\r\n" and returns n.
+func readRESPLength(r *bufio.Reader, kind byte) (int, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return 0, err
+	}
+	if line[0] != kind {
+		return 0, fmt.Errorf("want %c, got %q", kind, line)
+	}
+	return strconv.Atoi(strings.TrimRight(line[1:], "\r\n"))
 }
