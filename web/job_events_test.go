@@ -138,19 +138,23 @@ func (s *eventStream) next() sseFrame {
 	}
 }
 
-// quiet checks that nothing but comments comes for d, and returns them.
-func (s *eventStream) quiet(d time.Duration) []sseFrame {
+// keepAlives checks that nothing but comments comes until n have come: the
+// stream quiet for n keep-alive periods by the server's
+// own clock, which a slow machine stretches but cannot cut short, as it
+// could a window of the test's. They must come within 5s: far more than n
+// periods of the tests' keep-alive (200 ms) at any load, and less than one
+// of the default (10 s), so a stream that kept the default would fail.
+func (s *eventStream) keepAlives(n int) {
 	s.t.Helper()
-	var comments []sseFrame
-	for end := time.After(d); ; {
-		f, ok := s.frame(end)
+	deadline := time.After(5 * time.Second)
+	for got := 0; got < n; got++ {
+		f, ok := s.frame(deadline)
 		if !ok {
-			return comments
+			s.t.Fatalf("%d keep-alive comments within 5s, want %d", got, n)
 		}
 		if f.Comment == "" {
 			s.t.Fatalf("unexpected event %s", f)
 		}
-		comments = append(comments, f)
 	}
 }
 
@@ -246,20 +250,18 @@ func TestJobEventsFollowAJobThroughAFollowUpAndACancel(t *testing.T) {
 	g.waitRun(t)
 	s.expect(200, "POST", "/v2/agent/{p}/job/"+created.ID+"/cancel", "", nil)
 	all = append(all, stream.expectEvents("job:failed+pr:canceled")...)
-	if comments := stream.quiet(700 * time.Millisecond); len(comments) < 2 {
-		t.Fatalf("in 700 ms of quiet the stream sent %d comment lines, want one every 200 ms", len(comments))
-	}
+	stream.keepAlives(2) // and nothing more
 	stream.close()
 
 	// A client that lost the connection after the first completion gets
 	// the job as it is now, then the messages it missed, and no more.
 	again := openEvents(t, url, s.key, all[3].ID)
 	again.expectEvents("job:failed+pr:canceled", "message:user:2:Also fix the title")
-	again.quiet(500 * time.Millisecond)
+	again.keepAlives(2)
 	again.close()
 	// A client that saw everything gets nothing.
 	uptodate := openEvents(t, url, s.key, all[len(all)-1].ID)
-	uptodate.quiet(500 * time.Millisecond)
+	uptodate.keepAlives(2)
 	uptodate.close()
 	// Every id resumes: from each, the job as it is now (if the client's
 	// last job event showed it otherwise), then the messages after it.
@@ -275,7 +277,7 @@ func TestJobEventsFollowAJobThroughAFollowUpAndACancel(t *testing.T) {
 		}
 		rest := openEvents(t, url, s.key, f.ID)
 		rest.expectEvents(want...)
-		rest.quiet(200 * time.Millisecond)
+		rest.keepAlives(1)
 		rest.close()
 	}
 }
