@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,18 +56,11 @@ func (c cutShort) send(t *testing.T, addr, id string, closeAll bool) string {
 // requestLog waits for the access-log line of request id and returns it.
 func requestLog(t *testing.T, log *testenv.LogBuffer, id string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, line := range strings.Split(log.String(), "\n") {
-			if strings.Contains(line, "msg=request ") && strings.Contains(line, "request_id="+id) {
-				return line
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no access-log line for request %s in:\n%s", id, log.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	re := regexp.MustCompile(`(?m)^.*msg=request .*request_id=` + regexp.QuoteMeta(id) + `.*$`)
+	if !log.Wait(re, 10*time.Second, nil) {
+		t.Fatalf("no access-log line for request %s in:\n%s", id, log.String())
 	}
+	return re.FindString(log.String())
 }
 
 // A client that sends less body than it promised, then half-closes or
