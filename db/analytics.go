@@ -630,17 +630,8 @@ func (d *DB) AnalyticsSiteIDs(ctx context.Context) (map[string]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
 	}
-	defer rows.Close()
-	sites := map[string]int64{}
-	for rows.Next() {
-		var project string
-		var id int64
-		if err := rows.Scan(&project, &id); err != nil {
-			return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
-		}
-		sites[project] = id
-	}
-	if err := rows.Err(); err != nil {
+	sites, err := scanInt64s(rows)
+	if err != nil {
 		return nil, fmt.Errorf("db: unable to list analytics sites: %w", err)
 	}
 	return sites, nil

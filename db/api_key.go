@@ -112,16 +112,11 @@ func (d *DB) APIKeysForProject(ctx context.Context, projectID string) ([]APIKey,
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to list API keys: %w", err)
 	}
-	defer rows.Close()
-	var out []APIKey
-	for rows.Next() {
-		k, err := scanAPIKey(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: unable to list API keys: %w", err)
-		}
-		out = append(out, k)
+	out, err := scanAll(rows, scanAPIKey)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list API keys: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RevokeAPIKey marks a key that opens the project revoked, for every

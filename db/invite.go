@@ -67,16 +67,11 @@ func (d *DB) InvitationsForProject(ctx context.Context, projectID string) ([]Inv
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to list invitations of project %s: %w", projectID, err)
 	}
-	defer rows.Close()
-	var out []Invitation
-	for rows.Next() {
-		inv, err := scanInvitation(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: unable to list invitations of project %s: %w", projectID, err)
-		}
-		out = append(out, inv)
+	out, err := scanAll(rows, scanInvitation)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list invitations of project %s: %w", projectID, err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // RevokeInvitation stops one of the project's invitations from working. An

@@ -11,15 +11,9 @@ func (d *DB) JobsByStatus(ctx context.Context) (map[string]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to count jobs by status: %w", err)
 	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var s string
-		var n int64
-		if err := rows.Scan(&s, &n); err != nil {
-			return nil, fmt.Errorf("db: unable to count jobs by status: %w", err)
-		}
-		out[s] = n
+	out, err := scanInt64s(rows)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to count jobs by status: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }

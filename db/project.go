@@ -78,16 +78,11 @@ func (d *DB) ProjectsForUser(ctx context.Context, userID string) ([]Project, err
 	if err != nil {
 		return nil, fmt.Errorf("db: unable to list projects: %w", err)
 	}
-	defer rows.Close()
-	var out []Project
-	for rows.Next() {
-		p, err := scanProject(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: unable to list projects: %w", err)
-		}
-		out = append(out, p)
+	out, err := scanAll(rows, scanProject)
+	if err != nil {
+		return nil, fmt.Errorf("db: unable to list projects: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // AddProjectMember makes a user a member of a project; adding twice is harmless.
@@ -111,8 +106,6 @@ func (d *DB) IsProjectMember(ctx context.Context, projectID, userID string) (boo
 	}
 	return n > 0, nil
 }
-
-type scanner interface{ Scan(...any) error }
 
 func scanProject(s scanner) (Project, error) {
 	var p Project
