@@ -27,30 +27,11 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 	events := generated(g)
 	few := NewService(d, s.cls)
 	few.maxAgents = 3
-	for i := 0; i < len(events); i += MaxBatch {
-		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
-			t.Fatalf("stored %d, %v", n, err)
-		}
-		if i == len(events)/2 {
-			for _, svc := range []*Service{s, few} {
-				if _, err := svc.Agents(ctx, project, Query{Limit: 1}, ""); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	// Views are stored in the events' order: the i-th view is the i-th event's.
-	type view struct {
-		storedView
-		agent Agent
-	}
-	var views []view
-	for _, v := range readStored(t, d, project).withPaths() {
-		views = append(views, view{storedView: v})
-	}
-	if len(views) != len(events) {
-		t.Fatalf("%d views stored for %d events", len(views), len(events))
-	}
+	recordInBatches(t, s, project, events, func(svc *Service) error {
+		_, err := svc.Agents(ctx, project, Query{Limit: 1}, "")
+		return err
+	}, s, few)
+	views := storedInOrder(t, d, project, len(events))
 	named := map[string]bool{}
 	for i, e := range events {
 		class, agent := s.cls.ClassifyAgent(Input{UserAgent: e.UserAgent, Path: e.Path, Accept: e.Accept})
@@ -73,8 +54,8 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		c uint8
 	}
 	// in is the views of [from, to), of path when it is not "".
-	in := func(from, to int64, path string) []view {
-		var out []view
+	in := func(from, to int64, path string) []storedView {
+		var out []storedView
 		for _, v := range views {
 			if v.Class != uint8(Human) && v.At >= from && v.At < to && (path == "" || v.path == path) {
 				out = append(out, v)
@@ -82,7 +63,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		}
 		return out
 	}
-	brute := func(views []view) []AgentRow {
+	brute := func(views []storedView) []AgentRow {
 		n := map[key]int{}
 		visitors := map[key]map[int64]bool{}
 		for _, v := range views {
@@ -100,7 +81,7 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 		slices.SortFunc(rows, compareAgentRows)
 		return rows
 	}
-	brutePages := func(views []view, name string, c Class) []AgentPageRow {
+	brutePages := func(views []storedView, name string, c Class) []AgentPageRow {
 		n := map[string]int{}
 		visitors := map[string]map[int64]bool{}
 		for _, v := range views {

@@ -65,10 +65,13 @@ func readStored(t testing.TB, d *db.DB, projectID string) stored {
 	return st
 }
 
-// storedView is a stored page view and its page's path.
+// storedView is a stored page view, its page's path, and what the
+// brute-force tests make of it.
 type storedView struct {
 	db.PageView
-	path string
+	path     string
+	agent    Agent    // the agents test's: the classifier's name for the view's event
+	referral Referral // the referrers test's: where the view's reader came from
 }
 
 // withPaths is the views read, in the order stored, each with its path.
@@ -78,6 +81,37 @@ func (st stored) withPaths() []storedView {
 		out[i] = storedView{PageView: v, path: st.names[v.PathID]}
 	}
 	return out
+}
+
+// storedInOrder reads back a project's views, which must be the n
+// events recorded, in the order stored: the i-th is the i-th event's.
+func storedInOrder(t testing.TB, d *db.DB, projectID string, n int) []storedView {
+	t.Helper()
+	views := readStored(t, d, projectID).withPaths()
+	if len(views) != n {
+		t.Fatalf("%d views stored for %d events", len(views), n)
+	}
+	return views
+}
+
+// recordInBatches stores events through s in batches of MaxBatch; half-way
+// through, export is asked of each service of loaded, so that its index
+// loads then and reads the rest as it comes.
+func recordInBatches(t testing.TB, s *Service, projectID string, events []Event, export func(*Service) error, loaded ...*Service) {
+	t.Helper()
+	for i := 0; i < len(events); i += MaxBatch {
+		if n, err := s.Record(context.Background(), projectID, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
+			t.Fatalf("stored %d, %v", n, err)
+		}
+		if i != len(events)/2 {
+			continue
+		}
+		for _, svc := range loaded {
+			if err := export(svc); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // generated is every event g makes, in order.

@@ -52,30 +52,11 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 	}
 	few := NewService(d, s.cls)
 	few.maxReferrers = 3
-	for i := 0; i < len(events); i += MaxBatch {
-		if n, err := s.Record(ctx, project, events[i:min(i+MaxBatch, len(events))]); err != nil || n != min(MaxBatch, len(events)-i) {
-			t.Fatalf("stored %d, %v", n, err)
-		}
-		if i == len(events)/2 {
-			for _, svc := range []*Service{s, few} {
-				if _, err := svc.Referrers(ctx, project, Query{Limit: 1}, ""); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-	}
-	// Views are stored in the events' order: the i-th view is the i-th event's.
-	type view struct {
-		storedView
-		referral Referral
-	}
-	var views []view
-	for _, v := range readStored(t, d, project).withPaths() {
-		views = append(views, view{storedView: v})
-	}
-	if len(views) != len(events) {
-		t.Fatalf("%d views stored for %d events", len(views), len(events))
-	}
+	recordInBatches(t, s, project, events, func(svc *Service) error {
+		_, err := svc.Referrers(ctx, project, Query{Limit: 1}, "")
+		return err
+	}, s, few)
+	views := storedInOrder(t, d, project, len(events))
 	refs, err := EmbeddedReferrerClassifier()
 	if err != nil {
 		t.Fatal(err)
@@ -95,8 +76,8 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 			t.Fatalf("only %d people's views of channel %s in generated traffic; the test would prove little", channels[c], c)
 		}
 	}
-	in := func(from, to int64, path string) []view {
-		var out []view
+	in := func(from, to int64, path string) []storedView {
+		var out []storedView
 		for _, v := range views {
 			if v.Class == uint8(Human) && v.At >= from && v.At < to && (path == "" || v.path == path) {
 				out = append(out, v)
@@ -104,7 +85,7 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 		}
 		return out
 	}
-	brute := func(views []view) []ReferrerRow {
+	brute := func(views []storedView) []ReferrerRow {
 		n := map[Referral]int{}
 		visitors := map[Referral]map[int64]bool{}
 		for _, v := range views {
