@@ -33,31 +33,28 @@ type Agents struct {
 // the index tells apart.
 func (s *Service) Agents(ctx context.Context, projectID string, q Query, path string) (Agents, error) {
 	out := Agents{Agents: []AgentRow{}}
-	var rows []AgentRow
-	site := int64(0) // set when SQL must count
-	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		if x.agents.lost > 0 {
-			site = x.site
-			return
-		}
-		rows = x.agentCounts(from, to, path)
-	})
-	if err != nil || site == 0 && rows == nil {
+	rows, counted, err := indexOrSQL(ctx, s, projectID, q, agentsLost,
+		func(x *index, from, to int64) []AgentRow { return x.agentCounts(from, to, path) },
+		func(site, from, to int64) ([]AgentRow, error) {
+			counts, err := s.db.AnalyticsAgentCounts(ctx, site, from, to, path)
+			if err != nil {
+				return nil, err
+			}
+			var rows []AgentRow
+			for _, c := range counts {
+				rows = append(rows, agentRow(Agent(c.Agent), Class(c.Class), c.Views, c.Visitors))
+			}
+			return rows, nil
+		})
+	if err != nil || !counted {
 		return out, err
-	}
-	if site != 0 {
-		from, to := q.bounds()
-		counts, err := s.db.AnalyticsAgentCounts(ctx, site, from, to, path)
-		if err != nil {
-			return out, err
-		}
-		for _, c := range counts {
-			rows = append(rows, agentRow(Agent(c.Agent), Class(c.Class), c.Views, c.Visitors))
-		}
 	}
 	out.Agents, out.HasMore = page(rows, q, compareAgentRows)
 	return out, nil
 }
+
+// agentsLost says the index tells apart too few agents: SQL counts them.
+func agentsLost(x *index) bool { return x.agents.lost > 0 }
 
 // AgentPageRow is one page an agent read: its views and distinct visitors.
 type AgentPageRow struct {
@@ -81,30 +78,24 @@ func (s *Service) AgentPages(ctx context.Context, projectID string, q Query, nam
 	if c == Human || c >= numClasses {
 		return out, nil
 	}
-	var rows []AgentPageRow
-	site := int64(0)
-	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		if x.agents.lost > 0 {
-			site = x.site
-			return
-		}
-		rows = x.agentPages(from, to, name, c)
-	})
+	rows, _, err := indexOrSQL(ctx, s, projectID, q, agentsLost,
+		func(x *index, from, to int64) []AgentPageRow { return x.agentPages(from, to, name, c) },
+		func(site, from, to int64) ([]AgentPageRow, error) {
+			if name == UnnamedAgent(c).Name {
+				name = ""
+			}
+			counts, err := s.db.AnalyticsAgentPathCounts(ctx, site, from, to, name, uint8(c))
+			if err != nil {
+				return nil, err
+			}
+			var rows []AgentPageRow
+			for _, n := range counts {
+				rows = append(rows, AgentPageRow{Path: n.Path, Views: n.Views, Visitors: n.Visitors})
+			}
+			return rows, nil
+		})
 	if err != nil {
 		return out, err
-	}
-	if site != 0 {
-		if name == UnnamedAgent(c).Name {
-			name = ""
-		}
-		from, to := q.bounds()
-		counts, err := s.db.AnalyticsAgentPathCounts(ctx, site, from, to, name, uint8(c))
-		if err != nil {
-			return out, err
-		}
-		for _, n := range counts {
-			rows = append(rows, AgentPageRow{Path: n.Path, Views: n.Views, Visitors: n.Visitors})
-		}
 	}
 	out.Pages, out.HasMore = page(rows, q, func(a, b AgentPageRow) int {
 		return cmp.Or(b.Visitors-a.Visitors, b.Views-a.Views, strings.Compare(a.Path, b.Path))

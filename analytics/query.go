@@ -248,6 +248,28 @@ func (s *Service) readIndex(ctx context.Context, projectID string, q Query, fn f
 	return nil
 }
 
+// indexOrSQL counts with fromIndex over the project's index or, when the
+// index tells apart too few of what is counted (lost), with inSQL in the
+// site's database; counted is false for a project without traffic.
+func indexOrSQL[R any](ctx context.Context, s *Service, projectID string, q Query, lost func(*index) bool,
+	fromIndex func(x *index, from, to int64) R, inSQL func(site, from, to int64) (R, error)) (rows R, counted bool, err error) {
+	site := int64(0) // set when SQL must count
+	err = s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
+		counted = true
+		if lost(x) {
+			site = x.site
+			return
+		}
+		rows = fromIndex(x, from, to)
+	})
+	if err != nil || site == 0 {
+		return rows, counted, err
+	}
+	from, to := q.bounds()
+	rows, err = inSQL(site, from, to)
+	return rows, counted, err
+}
+
 // Visitors counts distinct human and AI visitors per path and overall.
 // Paths without a visitor in the range are not listed.
 func (s *Service) Visitors(ctx context.Context, projectID string, q Query) (Visitors, error) {

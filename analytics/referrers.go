@@ -36,35 +36,32 @@ type Referrers struct {
 // the index tells apart.
 func (s *Service) Referrers(ctx context.Context, projectID string, q Query, path string) (Referrers, error) {
 	out := Referrers{Referrers: []ReferrerRow{}}
-	var rows []ReferrerRow
-	site := int64(0) // set when SQL must count
-	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		if x.referrers.lost > 0 {
-			site = x.site
-			return
-		}
-		rows = x.referrerCounts(from, to, path)
-	})
-	if err != nil || site == 0 && rows == nil {
-		return out, err
-	}
-	if site != 0 {
-		from, to := q.bounds()
-		counts, err := s.db.AnalyticsReferrerCounts(ctx, site, from, to, path)
-		if err != nil {
-			return out, err
-		}
-		for _, c := range counts {
-			r, err := referralOf(c.Referral)
+	rows, counted, err := indexOrSQL(ctx, s, projectID, q, referrersLost,
+		func(x *index, from, to int64) []ReferrerRow { return x.referrerCounts(from, to, path) },
+		func(site, from, to int64) ([]ReferrerRow, error) {
+			counts, err := s.db.AnalyticsReferrerCounts(ctx, site, from, to, path)
 			if err != nil {
-				return out, err
+				return nil, err
 			}
-			rows = append(rows, referrerRow(r, c.Views, c.Visitors))
-		}
+			var rows []ReferrerRow
+			for _, c := range counts {
+				r, err := referralOf(c.Referral)
+				if err != nil {
+					return nil, err
+				}
+				rows = append(rows, referrerRow(r, c.Views, c.Visitors))
+			}
+			return rows, nil
+		})
+	if err != nil || !counted {
+		return out, err
 	}
 	out.Referrers, out.HasMore = page(rows, q, compareReferrerRows)
 	return out, nil
 }
+
+// referrersLost says the index tells apart too few referrers: SQL counts them.
+func referrersLost(x *index) bool { return x.referrers.lost > 0 }
 
 // referrerCounts (x.mu held for reading) counts each referrer's human
 // views and distinct visitors in [from, to), over every path or the one
@@ -160,23 +157,12 @@ func (s *Service) Channels(ctx context.Context, projectID string, q Query) (Chan
 	for i, c := range channelOrder {
 		out.Channels[i].Channel = c
 	}
-	var counts []model.ChannelCount
-	site := int64(0) // set when SQL must count
-	err := s.readIndex(ctx, projectID, q, func(x *index, from, to int64) {
-		if x.referrers.lost > 0 {
-			site = x.site
-			return
-		}
-		counts = x.channelCounts(from, to)
-	})
+	counts, _, err := indexOrSQL(ctx, s, projectID, q, referrersLost, (*index).channelCounts,
+		func(site, from, to int64) ([]model.ChannelCount, error) {
+			return s.db.AnalyticsChannelCounts(ctx, site, from, to)
+		})
 	if err != nil {
 		return out, err
-	}
-	if site != 0 {
-		from, to := q.bounds()
-		if counts, err = s.db.AnalyticsChannelCounts(ctx, site, from, to); err != nil {
-			return out, err
-		}
 	}
 	for _, c := range counts {
 		if c.Name != "" {
