@@ -80,18 +80,41 @@ type hookReceiver struct {
 	*httptest.Server
 	mu       sync.Mutex
 	statuses []string
+	arrived  chan struct{} // closed and replaced at each delivery
 }
 
 func newHookReceiver(t *testing.T) *hookReceiver {
-	h := &hookReceiver{}
+	h := &hookReceiver{arrived: make(chan struct{})}
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		h.mu.Lock()
 		h.statuses = append(h.statuses, string(body))
+		close(h.arrived)
+		h.arrived = make(chan struct{})
 		h.mu.Unlock()
 	}))
 	t.Cleanup(h.Close)
 	return h
+}
+
+// await waits until ok holds of the deliveries received, each checked as it
+// arrives, and fails after within.
+func (h *hookReceiver) await(t *testing.T, within time.Duration, what string, ok func(bodies []string) bool) {
+	t.Helper()
+	timeout := time.After(within)
+	for {
+		h.mu.Lock()
+		got, arrived := append([]string(nil), h.statuses...), h.arrived
+		h.mu.Unlock()
+		if ok(got) {
+			return
+		}
+		select {
+		case <-arrived:
+		case <-timeout:
+			t.Fatalf("webhook deliveries %q after %s, want %s", got, within, what)
+		}
+	}
 }
 
 func (h *hookReceiver) received() []string {
@@ -205,15 +228,9 @@ func TestMetricsAfterRealTraffic(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// The completed event's delivery is the last webhook this job sends.
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if got := w.hooks.received(); len(got) > 0 && strings.Contains(got[len(got)-1], `"status":"completed"`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("webhook deliveries %q, want the completed one last", w.hooks.received())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	w.hooks.await(t, 30*time.Second, "the completed one last", func(got []string) bool {
+		return len(got) > 0 && strings.Contains(got[len(got)-1], `"status":"completed"`)
+	})
 
 	// The receiver has the event before the sender has its answer and
 	// counts it: wait for serve's and the worker's counts to catch up.
