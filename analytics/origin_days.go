@@ -7,10 +7,15 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-// originBatchDays is how many days countOrigins buckets at a time: a
-// quarter's visitors of one class (at 100M views a year, 30 MB; people's,
-// 70 MB).
+// originBatchDays is how many days countOrigins buckets at a time, at
+// most: a quarter's visitors of one class (at 100M views a year, 30 MB of
+// the AI agents'; people's, 70 MB, are bucketed fewer days at a time, see
+// originBatchViews).
 const originBatchDays = 92
+
+// originBatchViews bounds the views a batch buckets, about: 32 MB of
+// visitor ids.
+const originBatchViews = 1 << 23
 
 // originBuckets bounds the buckets (days × origins) of a batch.
 const originBuckets = 1 << 16
@@ -78,10 +83,14 @@ func (x *index) countOrigins() {
 		return
 	}
 	n := 0
+	var views [numClasses]int
 	for _, p := range x.paths {
 		for c := range numClasses {
-			n += len(p.at[c])
+			views[c] += len(p.at[c])
 		}
+	}
+	for _, v := range views {
+		n += v
 	}
 	if n >= bigLoad {
 		// The buckets' garbage would reach the size of the live heap
@@ -104,8 +113,10 @@ func (x *index) countOrigins() {
 		var out []dayTraffic
 		cursor := make([]int32, len(x.paths))
 		var buckets [][]uint32 // day within the batch × origin
-		// A site of many origins buckets fewer days at a time.
-		batch := int64(max(1, min(originBatchDays, originBuckets/nA)))
+		// A site of many origins buckets fewer days at a time, and a class
+		// of many views (people's: 70M of 100M) fewer than a quarter, so
+		// its buckets hold at most about originBatchViews.
+		batch := int64(max(1, min(originBatchDays, originBuckets/nA, int((x.endDay-x.firstDay)*originBatchViews/int64(max(views[c], 1))))))
 		for first := x.firstDay; first < x.endDay; first += batch {
 			end := min(first+batch, x.endDay)
 			// The buckets keep their room from one batch to the next.
