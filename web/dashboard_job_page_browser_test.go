@@ -76,24 +76,15 @@ func launch(t *testing.T, ctx context.Context, s *testServer, projectID, prompt 
 // waitTurn waits until the job's turn has ended.
 func waitTurn(t *testing.T, s *testServer, projectID, id string) db.Job {
 	t.Helper()
-	ctx := context.Background()
-	watch := s.app.jobs.Watch(ctx, id) // before the first read: each change after it is announced
-	defer watch.Stop()
-	timeout := time.After(30 * time.Second)
-	for {
-		j, err := s.app.jobs.Get(ctx, projectID, id)
-		if err != nil {
+	var j db.Job
+	s.awaitJob(t, id, func() bool {
+		var err error
+		if j, err = s.app.jobs.Get(context.Background(), projectID, id); err != nil {
 			t.Fatal(err)
 		}
-		if j.Status != db.JobActive {
-			return j
-		}
-		select {
-		case <-watch.Changed():
-		case <-timeout:
-			t.Fatalf("job %s still active after 30s", id)
-		}
-	}
+		return j.Status != db.JobActive
+	})
+	return j
 }
 
 // overflow is how many CSS pixels the page is wider than its layout
