@@ -77,13 +77,16 @@ func launch(t *testing.T, ctx context.Context, s *testServer, projectID, prompt 
 func waitTurn(t *testing.T, s *testServer, projectID, id string) db.Job {
 	t.Helper()
 	var j db.Job
-	s.awaitJob(t, id, func() bool {
+	ended := s.awaitJob(id, 30*time.Second, func() bool {
 		var err error
 		if j, err = s.app.jobs.Get(context.Background(), projectID, id); err != nil {
 			t.Fatal(err)
 		}
 		return j.Status != db.JobActive
 	})
+	if !ended {
+		t.Fatalf("job %s still active after 30s", id)
+	}
 	return j
 }
 

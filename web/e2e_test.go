@@ -25,7 +25,7 @@ func (s *testServer) useRepository(t testing.TB, repo string) {
 func (s *testServer) pollJob(id string) jobJSON {
 	s.t.Helper()
 	var j jobJSON
-	s.awaitJob(s.t, id, func() bool {
+	ended := s.awaitJob(id, 30*time.Second, func() bool {
 		j = jobJSON{}
 		s.expect(200, "GET", "/v2/agent/{p}/job/"+id, "", &j)
 		if j.Status == "active" && j.PRLink != nil {
@@ -33,26 +33,10 @@ func (s *testServer) pollJob(id string) jobJSON {
 		}
 		return j.Status != "active"
 	})
-	return j
-}
-
-// awaitJob calls ended, which reads job id, at first and again at each
-// change the jobs hub announces (a Watch taken before the first read, so
-// none is missed), until it says the job's turn has ended; it fails after
-// 30s.
-func (s *testServer) awaitJob(t testing.TB, id string, ended func() bool) {
-	t.Helper()
-	ctx := context.Background()
-	watch := s.app.jobs.Watch(ctx, id)
-	defer watch.Stop()
-	timeout := time.After(30 * time.Second)
-	for !ended() {
-		select {
-		case <-watch.Changed():
-		case <-timeout:
-			t.Fatalf("job %s still active after 30s", id)
-		}
+	if !ended {
+		s.t.Fatalf("job %s still active after 30s", id)
 	}
+	return j
 }
 
 type jobJSON struct {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -123,7 +124,7 @@ func TestGeneratedClient(t *testing.T) {
 	done := func() oapiclient.Job {
 		t.Helper()
 		var j oapiclient.Job
-		s.awaitJob(t, id, func() bool {
+		ended := s.awaitJob(id, 30*time.Second, func() bool {
 			got, err := c.GetJobWithResponse(ctx, p, id)
 			if err != nil || got.JSON200 == nil {
 				t.Fatalf("get job: %v %s", err, got.Body)
@@ -131,6 +132,9 @@ func TestGeneratedClient(t *testing.T) {
 			j = *got.JSON200
 			return j.Status != "active"
 		})
+		if !ended {
+			t.Fatalf("job %s still active after 30 s", id)
+		}
 		return j
 	}
 	if j := done(); j.Status != "completed" {

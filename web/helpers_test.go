@@ -241,22 +241,35 @@ func (s *testServer) expect(want int, method, path, body string, out any, header
 // each time the jobs service announces a change of it.
 func (s *testServer) waitStatus(id, status string) map[string]any {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	var j map[string]any
+	reached := s.awaitJob(id, 10*time.Second, func() bool {
+		j = nil
+		s.expect(200, "GET", "/v2/agent/{p}/job/"+id, "", &j)
+		return j["status"] == status
+	})
+	if !reached {
+		s.t.Fatalf("job %s = %v, want status %s", id, j, status)
+	}
+	return j
+}
+
+// awaitJob calls done, which reads job id, at first and again at each
+// change the jobs hub announces (a Watch taken before the first read, so
+// none is missed), until it says true; it says false if within passes
+// first.
+func (s *testServer) awaitJob(id string, within time.Duration, done func() bool) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()
 	w := s.app.jobs.Watch(ctx, id)
 	defer w.Stop()
-	for {
-		var j map[string]any
-		s.expect(200, "GET", "/v2/agent/{p}/job/"+id, "", &j)
-		if j["status"] == status {
-			return j
-		}
+	for !done() {
 		select {
 		case <-w.Changed():
 		case <-ctx.Done():
-			s.t.Fatalf("job %s = %v, want status %s", id, j, status)
+			return false
 		}
 	}
+	return true
 }
 
 // client is a browserless HTTP client with a cookie jar that does not

@@ -45,6 +45,7 @@ func TestWebhookEventsArriveInOrderWhileTheFirstIsRetried(t *testing.T) {
 		got      []delivery
 		released atomic.Bool // the job has been through all four changes
 		failures int
+		accepted = make(chan struct{}, 4) // one for each delivery answered 200
 	)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -64,6 +65,12 @@ func TestWebhookEventsArriveInOrderWhileTheFirstIsRetried(t *testing.T) {
 			d.Code = http.StatusInternalServerError
 		}
 		got = append(got, d)
+		if d.Code == http.StatusOK {
+			select {
+			case accepted <- struct{}{}:
+			default:
+			}
+		}
 		w.WriteHeader(d.Code)
 	}))
 	defer hook.Close()
@@ -80,19 +87,15 @@ func TestWebhookEventsArriveInOrderWhileTheFirstIsRetried(t *testing.T) {
 	s.waitStatus(id, "completed")
 	released.Store(true)
 
-	succeeded := func() (n int) {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, d := range got {
-			if d.Code == http.StatusOK {
-				n++
-			}
-		}
-		return n
-	}
-	for deadline := time.Now().Add(15 * time.Second); succeeded() < 4; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of 4 events delivered within 15 s: %+v", succeeded(), got)
+	timeout := time.After(15 * time.Second)
+	for n := 0; n < 4; n++ {
+		select {
+		case <-accepted:
+		case <-timeout:
+			mu.Lock()
+			trail := fmt.Sprintf("%+v", got)
+			mu.Unlock()
+			t.Fatalf("%d of 4 events delivered within 15 s: %s", n, trail)
 		}
 	}
 	mu.Lock()
