@@ -98,6 +98,15 @@ func TestWebhookEventsArriveInOrderWhileTheFirstIsRetried(t *testing.T) {
 			t.Fatalf("%d of 4 events delivered within 15 s: %s", n, trail)
 		}
 	}
+	// The receiver has the last event before the sender has its answer and
+	// logs the attempt; the log announces nothing, so it is polled.
+	waitFor(t, 10*time.Second, "the sender to log every attempt", func() bool {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		logged, err := s.app.jobs.WebhookDeliveries(context.Background(), s.project.ID, 100)
+		return err != nil || len(logged) >= n
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	var trail []string
