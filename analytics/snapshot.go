@@ -299,11 +299,7 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 			w.u64(uint64(max(n, 0))) // a count of views: never negative
 		}
 		for _, b := range [3]*roaring.Bitmap{dv.visitors[Human], dv.visitors[AI], dv.paths} {
-			raw, err := b.ToBytes()
-			if err != nil && w.err == nil {
-				w.err = err
-			}
-			w.bytes(raw)
+			w.bitmap(b)
 		}
 	}
 	// The origins' days, then months: a start reads them instead of
@@ -326,11 +322,7 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 		w.u64(uint64(len(entries)))
 		for _, e := range entries {
 			w.u64(toBits(e.day), uint64(e.key.class), uint64(e.key.id), uint64(max(e.t.views, 0)))
-			raw, err := e.t.visitors.ToBytes()
-			if err != nil && w.err == nil {
-				w.err = err
-			}
-			w.bytes(raw)
+			w.bitmap(e.t.visitors)
 		}
 	}
 }
@@ -755,6 +747,32 @@ func (w *snapshotWriter) bytes(b []byte) {
 	w.u64(uint64(len(b)))
 	w.raw(b)
 	w.pad()
+}
+
+// bitmap writes b's serialized form as bytes writes bytes, streamed from
+// its containers: ToBytes built each in a buffer that doubled as it grew,
+// garbage while the whole index is live (10M views: the heap grew by 124
+// MB as a snapshot was written).
+func (w *snapshotWriter) bitmap(b *roaring.Bitmap) {
+	size := b.GetSerializedSizeInBytes()
+	w.u64(size)
+	start := w.n
+	if _, err := b.WriteTo(rawWriter{w}); err != nil && w.err == nil {
+		w.err = err
+	}
+	if w.err == nil && uint64(w.n-start) != size { // #nosec G115 -- w.n only grows: the bytes written since start
+		w.err = fmt.Errorf("analytics: a bitmap of %d bytes wrote %d", size, w.n-start)
+	}
+	w.pad()
+}
+
+// rawWriter is the snapshotWriter as an io.Writer, for roaring's WriteTo.
+type rawWriter struct{ w *snapshotWriter }
+
+func (r rawWriter) Write(p []byte) (int, error) {
+	n := r.w.n
+	r.w.raw(p)
+	return int(r.w.n - n), r.w.err
 }
 
 // writeArray writes a count and the values, padded.
