@@ -667,7 +667,7 @@ func (x *index) decodeOriginDays(r *snapshotReader) error {
 			if i == 1 {
 				in = day == monthOf(day) && day >= monthOf(x.firstDay) && day < x.endDay
 			}
-			if !in || class >= uint64(numClasses) || origin >= uint64(x.localIDs(Class(class))) || w[3] > uint64(len(r.b)) {
+			if !in || class >= uint64(numClasses) || origin >= uint64(max(x.localIDs(Class(class)), 0)) || w[3] > uint64(len(r.b)) {
 				return fmt.Errorf("analytics: the index snapshot's origins' day %d (class %d, origin %d) is damaged", day, class, origin)
 			}
 			k := originKey{Class(class), uint16(origin)}                   // #nosec G115 -- both bounded just above
