@@ -69,7 +69,18 @@ type Run struct {
 	// LastAttempt: no retry follows if this run fails, so a failure of the
 	// model provider ends it with its work kept (a draft pull request).
 	LastAttempt bool
+	// Deadline, if set, is when the run's time limit (TimeLimit, as the job
+	// names it) runs out: the agent stops calling the model then and keeps
+	// its work as a draft pull request, within the WrapUpTime the caller's
+	// context leaves it after Deadline.
+	Deadline  time.Time
+	TimeLimit time.Duration
 }
+
+// WrapUpTime is how long a run stopped at its Deadline may take to commit,
+// push and open its pull request: the caller's context must outlive the
+// Deadline by that much.
+const WrapUpTime = time.Minute
 
 // Result is what a finished turn leaves behind.
 type Result struct {
@@ -93,7 +104,8 @@ type Result struct {
 // so a crash loses nothing already said.
 type Recorder func(ctx context.Context, m Message) error
 
-// Runner runs one turn of a job. It must honour ctx (timeout and cancel).
+// Runner runs one turn of a job. It must honour ctx (timeout and cancel),
+// and Run.Deadline if it can keep its work when time runs out.
 // An error that is an *Error with Permanent set fails the job; any other
 // error is transient and the turn may be retried from History.
 type Runner interface {

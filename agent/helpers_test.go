@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/folio-docs/folio/codehost/github"
 	"github.com/folio-docs/folio/codehost/hosts"
@@ -58,6 +59,24 @@ type step struct {
 	cached, cacheWrite int64
 	// fail, if set, answers this request instead (status, headers, body).
 	fail func(w http.ResponseWriter)
+	// delay holds the answer back that long, or until the client gives up
+	// (a model that stalls); the request then gets no answer.
+	delay time.Duration
+}
+
+// wait holds a reply back by s.delay; false if the client went away first.
+func (s step) wait(r *http.Request) bool {
+	if s.delay == 0 {
+		return true
+	}
+	t := time.NewTimer(s.delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
 }
 
 func call(id, name string, args map[string]string) ToolCall {
@@ -147,6 +166,13 @@ func (m *scriptedModel) next(w http.ResponseWriter, r *http.Request, fixed int64
 	return s, fixed, true
 }
 
+// count is how many requests came.
+func (m *scriptedModel) count() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.requests)
+}
+
 func (m *scriptedModel) lastRequest() map[string]any {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -164,7 +190,7 @@ func newOpenAIServer(t testing.TB, steps ...step) *scriptedModel {
 			return
 		}
 		s, prompt, ok := m.next(w, r, 100)
-		if !ok {
+		if !ok || !s.wait(r) {
 			return
 		}
 		msg := map[string]any{"role": "assistant", "content": s.text, "refusal": nil}
@@ -208,7 +234,7 @@ func newAnthropicServer(t testing.TB, steps ...step) *scriptedModel {
 			return
 		}
 		s, prompt, ok := m.next(w, r, 200)
-		if !ok {
+		if !ok || !s.wait(r) {
 			return
 		}
 		var content []any

@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/folio-docs/folio/doccheck"
 )
@@ -20,6 +22,9 @@ type stopped struct {
 	code    string // the error code a run without changes fails with
 	message string // one sentence: which limit
 	err     error  // the failure behind it, if any
+	// failMessage, if set, is the job's error message when nothing changed
+	// (else message).
+	failMessage string
 }
 
 // failure is the error a stopped run without changes ends with.
@@ -28,7 +33,29 @@ func (s *stopped) failure() error {
 	if errors.As(s.err, &ae) {
 		return s.err // the provider's own failure, as it was
 	}
-	return &Error{Code: s.code, Message: s.message, Permanent: true, Err: s.err}
+	msg := s.message
+	if s.failMessage != "" {
+		msg = s.failMessage
+	}
+	return &Error{Code: s.code, Message: msg, Permanent: true, Err: s.err}
+}
+
+// CodeTimeout is a run that reached its time limit (Run.Deadline) having
+// changed nothing.
+const CodeTimeout = "timeout"
+
+// errOutOfTime ends the model's part of a run at Run.Deadline.
+var errOutOfTime = errors.New("agent: the run reached its time limit")
+
+// outOfTime is the stop of a run whose work context (work) reached the
+// run's deadline while the caller's (ctx) goes on: there is time left to
+// keep the work. Nil otherwise, a cancel or a crash among them.
+func outOfTime(ctx, work context.Context, run Run) *stopped {
+	if ctx.Err() != nil || !errors.Is(context.Cause(work), errOutOfTime) {
+		return nil
+	}
+	return &stopped{code: CodeTimeout, message: fmt.Sprintf("the run reached its time limit of %s.", run.TimeLimit),
+		failMessage: fmt.Sprintf("The agent run exceeded its time limit of %s.", run.TimeLimit)}
 }
 
 // summary is the job's summary of a stopped run that committed its work.
@@ -57,10 +84,12 @@ func (a *Agent) limitReached(run Run, res *Result) *stopped {
 }
 
 // nearLimit says which limit the run is close to ("" if none): 80 % of a
-// token budget used, or few model calls left.
+// token budget used, few model calls left, or a fifth of its time.
 func (a *Agent) nearLimit(run Run, res *Result) string {
 	left := a.cfg.MaxSteps - res.Steps
 	switch {
+	case !run.Deadline.IsZero() && time.Until(run.Deadline)*5 <= run.TimeLimit:
+		return fmt.Sprintf("about %s is left of its time limit of %s", roundLeft(time.Until(run.Deadline)), run.TimeLimit)
 	case a.cfg.JobMaxTokens > 0 && (run.TokensUsed+res.Tokens)*5 >= a.cfg.JobMaxTokens*4:
 		return fmt.Sprintf("the job has used %d of the %d tokens it may use over all its turns", run.TokensUsed+res.Tokens, a.cfg.JobMaxTokens)
 	case res.Tokens*5 >= a.cfg.MaxTokens*4:
@@ -69,6 +98,15 @@ func (a *Agent) nearLimit(run Run, res *Result) string {
 		return fmt.Sprintf("%d model calls are left of its %d", left, a.cfg.MaxSteps)
 	}
 	return ""
+}
+
+// roundLeft rounds the time a run has left for the model to read: to the
+// second, or to a tenth of one under ten seconds.
+func roundLeft(d time.Duration) time.Duration {
+	if d < 10*time.Second {
+		return max(d.Round(100*time.Millisecond), 0)
+	}
+	return d.Round(time.Second)
 }
 
 func warningNote(near string) string {

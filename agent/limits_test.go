@@ -3,9 +3,11 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-docs/folio/doccheck"
 	"github.com/folio-docs/folio/internal/testenv"
@@ -203,6 +205,83 @@ func TestRunLastAttemptKeepsWork(t *testing.T) {
 		var ae *Error
 		if !errors.As(err, &ae) || ae.Code != "model_unavailable" || ae.Permanent || len(gh.Pulls()) != 0 {
 			t.Fatalf("err = %v, pulls %v; want a transient model_unavailable and no pull request", err, gh.Pulls())
+		}
+	})
+}
+
+// withTimeLimit gives run a time limit from now, as the jobs worker does.
+func withTimeLimit(run Run, limit time.Duration) Run {
+	run.Deadline, run.TimeLimit = time.Now().Add(limit), limit
+	return run
+}
+
+// A run that reaches its time limit stops calling the model and keeps what
+// it changed, within the context it was given (which outlives the
+// deadline), whether the model stalls at the deadline or keeps calling
+// tools. A run that changed nothing fails with timeout, and a cancel still
+// stops a run, its work lost as before.
+func TestRunTimeLimitKeepsWork(t *testing.T) {
+	const limit = 3 * time.Second
+	stall := step{delay: time.Hour}
+	t.Run("model stalls", func(t *testing.T) {
+		t.Parallel()
+		gh, m, cfg, run := onGitHub(t, writeFAQ, stall)
+		started := time.Now()
+		res, err := newTestAgent(t, cfg).Run(context.Background(), withTimeLimit(run, limit), (&recorder{}).record)
+		checkStopped(t, gh, res, err, "the run reached its time limit of 3s.")
+		if took := time.Since(started); took < limit || took > limit+10*time.Second || m.count() != 2 {
+			t.Fatalf("run took %s after %d requests; want it stopped at the deadline of %s during the second", took, m.count(), limit)
+		}
+	})
+	t.Run("model keeps calling tools", func(t *testing.T) {
+		t.Parallel()
+		steps := []step{writeFAQ}
+		for i := range 200 {
+			s := listing(fmt.Sprintf("l%d", i))
+			s.delay = 50 * time.Millisecond
+			steps = append(steps, s)
+		}
+		gh, m, cfg, run := onGitHub(t, steps...)
+		cfg.MaxSteps = 1000
+		rec := &recorder{}
+		res, err := newTestAgent(t, cfg).Run(context.Background(), withTimeLimit(run, limit), rec.record)
+		checkStopped(t, gh, res, err, "the run reached its time limit of 3s.")
+		if n := m.count(); n < 5 || n > 100 {
+			t.Fatalf("%d requests; want the run stopped by the clock", n)
+		}
+		// The model was warned as the time ran short, and every call it
+		// asked for was answered.
+		warned := notes(rec.all())
+		if len(warned) != 1 || !strings.Contains(warned[0], "close to its limit: about ") || !strings.Contains(warned[0], " is left of its time limit of 3s") {
+			t.Fatalf("notes = %q, want one warning of the time left", warned)
+		}
+		if open := unanswered(rec.all()); len(open) != 0 {
+			t.Fatalf("calls left unanswered: %v", open)
+		}
+	})
+	t.Run("nothing changed", func(t *testing.T) {
+		t.Parallel()
+		gh, _, cfg, run := onGitHub(t, listing("l1"), stall)
+		_, err := newTestAgent(t, cfg).Run(context.Background(), withTimeLimit(run, time.Second), (&recorder{}).record)
+		var ae *Error
+		if !errors.As(err, &ae) || ae.Code != CodeTimeout || !ae.Permanent || ae.Message != "The agent run exceeded its time limit of 1s." || len(gh.Pulls()) != 0 {
+			t.Fatalf("err = %v, pulls %v; want a timeout and no pull request", err, gh.Pulls())
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
+		gh, m, cfg, run := onGitHub(t, writeFAQ, stall)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			for m.count() < 2 { // the model is stalling on its second request
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancel()
+		}()
+		_, err := newTestAgent(t, cfg).Run(ctx, withTimeLimit(run, time.Minute), (&recorder{}).record)
+		if !errors.Is(err, context.Canceled) || len(gh.Pulls()) != 0 {
+			t.Fatalf("err = %v, pulls %v; want the cancel and no pull request", err, gh.Pulls())
 		}
 	})
 }

@@ -204,6 +204,22 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (res Result, 
 	res = Result{PRLink: run.PRLink}
 	// However the run ends, what it used is priced.
 	defer func() { res.CostMicros = a.cost(run.Model, res.Usage) }()
+	// work ends at the run's deadline: the model is not called after it.
+	// ctx goes on a little longer (WrapUpTime), for keeping the work.
+	work := ctx
+	if !run.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		work, cancel = context.WithDeadlineCause(ctx, run.Deadline, errOutOfTime)
+		defer cancel()
+	}
+	// Out of time before the model is called: nothing was changed yet, and
+	// the job fails as a timeout.
+	setupFailed := func(err error) error {
+		if s := outOfTime(ctx, work, run); s != nil {
+			return s.failure()
+		}
+		return err
+	}
 	prov, err := a.provider(run.Model)
 	if err != nil {
 		return res, err
@@ -212,22 +228,22 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (res Result, 
 	if err != nil {
 		return res, err
 	}
-	if err := checkRef(ctx, host, run.Project.Repository, run.Project.Ref); err != nil {
-		return res, err
+	if err := checkRef(work, host, run.Project.Repository, run.Project.Ref); err != nil {
+		return res, setupFailed(err)
 	}
-	remote, err := host.Remote(ctx)
+	remote, err := host.Remote(work)
 	if err != nil {
 		var se refusal
-		if !errors.As(err, &se) && !strings.HasPrefix(err.Error(), "github:") {
+		if work.Err() == nil && !errors.As(err, &se) && !strings.HasPrefix(err.Error(), "github:") {
 			// A local path that is not a repository will not become one.
 			return res, &Error{Code: "repository_error", Message: err.Error(), Permanent: true}
 		}
-		return res, hostError("repository_error", "The repository could not be reached on GitHub", err)
+		return res, setupFailed(hostError("repository_error", "The repository could not be reached on GitHub", err))
 	}
-	ws, err := workspace.Open(ctx, filepath.Join(a.cfg.DataDir, "workspaces"), remote.URL, remote.Env, run.Project.Ref, run.Branch)
+	ws, err := workspace.Open(work, filepath.Join(a.cfg.DataDir, "workspaces"), remote.URL, remote.Env, run.Project.Ref, run.Branch)
 	if err != nil {
-		if ctx.Err() != nil {
-			return res, ctx.Err()
+		if work.Err() != nil {
+			return res, setupFailed(work.Err())
 		}
 		return res, &Error{Code: "repository_error", Message: fmt.Sprintf("The repository could not be checked out at %q.", run.Project.Ref), Err: err}
 	}
@@ -241,7 +257,7 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (res Result, 
 	if a.cfg.JobMaxTokens > 0 && run.TokensUsed >= a.cfg.JobMaxTokens {
 		return res, &Error{Code: "budget_exceeded", Message: fmt.Sprintf("The job has used %d tokens over its turns, its cap of %d; start a new job to go on.", run.TokensUsed, a.cfg.JobMaxTokens), Permanent: true}
 	}
-	msgs, problems, stop, err := a.loop(ctx, prov, co, ws, run, record, &res)
+	msgs, problems, stop, err := a.loop(ctx, work, prov, co, ws, run, record, &res)
 	if err != nil {
 		return res, err
 	}
@@ -263,10 +279,12 @@ func (a *Agent) Run(ctx context.Context, run Run, record Recorder) (res Result, 
 // loop is the conversation with the model until it stops calling tools and
 // its changes pass validation (or the validation rounds run out), or until
 // a limit stops it (stop says which). It returns the whole conversation and
-// the problems left.
-func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) (msgs []Message, problems []doccheck.Problem, stop *stopped, err error) {
+// the problems left. The model is called and the branch read within work,
+// which ends at the run's deadline; what is recorded, and what a stop
+// needs, within ctx, which outlives it.
+func (a *Agent) loop(ctx, work context.Context, prov provider, co *checkout, ws *workspace.Workspace, run Run, record Recorder, res *Result) (conversation []Message, problems []doccheck.Problem, stop *stopped, err error) {
 	system := systemPrompt(co)
-	msgs = append([]Message(nil), run.History...)
+	msgs := append([]Message(nil), run.History...)
 	start := turnStart(run.History)
 	say := func(m Message) error {
 		m.CreatedAt = time.Now().UTC()
@@ -298,6 +316,13 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		}
 		return msgs, doccheck.Check(co.root, changes), s, nil
 	}
+	// Whatever was under way when the time ran out (a model call, a read
+	// of the branch) failed for that reason only: the run stops there.
+	defer func() {
+		if s := outOfTime(ctx, work, run); err != nil && s != nil {
+			conversation, problems, stop, err = halt(s)
+		}
+	}()
 	if err := answerOpen("not run: the previous attempt stopped before this call ran"); err != nil {
 		return nil, nil, nil, err
 	}
@@ -309,6 +334,9 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		if s := a.limitReached(run, res); s != nil {
 			return halt(s)
 		}
+		if s := outOfTime(ctx, work, run); s != nil {
+			return halt(s)
+		}
 		if near := a.nearLimit(run, res); near != "" && !warned {
 			warned = true
 			if err := say(Message{Role: RoleUser, Content: warningNote(near)}); err != nil {
@@ -316,11 +344,11 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 			}
 		}
 		req := modelRequest{Model: run.Model, System: system, Messages: contextView(msgs, start, limits), Tools: toolSpecs, MaxTokens: outputLimit}
-		reply, err := completeWithRetry(ctx, prov, a.retry, req)
+		reply, err := completeWithRetry(work, prov, a.retry, req)
 		var ae *Error
 		switch {
 		case err == nil:
-		case ctx.Err() != nil:
+		case work.Err() != nil:
 			return nil, nil, nil, err
 		case errors.As(err, &ae) && ae.Code == CodeContextExceeded && limits != tightContext:
 			// Once more with only the latest call whole.
@@ -388,14 +416,14 @@ func (a *Agent) loop(ctx context.Context, prov provider, co *checkout, ws *works
 		}
 		// The checks cover the whole branch, so what an earlier turn left
 		// broken is still reported (and listed in the pull request).
-		changes, err := ws.BranchChanges(ctx)
+		changes, err := ws.BranchChanges(work)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		problems := doccheck.Check(co.root, changes)
 		if !reviewed {
 			reviewed = true
-			note, err := review(ctx, ws, run.Project.Ref, problems)
+			note, err := review(work, ws, run.Project.Ref, problems)
 			if err != nil {
 				return nil, nil, nil, err
 			}

@@ -82,13 +82,16 @@ func (w *Worker) RunJob(ctx context.Context, p tasks.AgentRun) error {
 	}
 
 	// The time limit is kept here, to the millisecond; Asynq's own timeout
-	// (whole seconds, with a grace) is only a backstop.
-	limited, stopTimer := context.WithTimeoutCause(ctx, w.cfg.JobTimeout, errTimeLimit)
+	// (whole seconds, with a grace) is only a backstop. At the limit the
+	// runner stops calling the model and keeps its work (run.Deadline);
+	// the run's context lasts WrapUp longer for that, and then ends it.
+	started := time.Now()
+	run.Deadline, run.TimeLimit = started.Add(w.cfg.JobTimeout), w.cfg.JobTimeout
+	limited, stopTimer := context.WithDeadlineCause(ctx, run.Deadline.Add(w.cfg.WrapUp), errTimeLimit)
 	defer stopTimer()
 	runCtx, cancel := context.WithCancelCause(limited)
 	defer cancel(nil)
 	stop := w.keepLease(runCtx, cancel, j.ID, owner)
-	started := time.Now()
 	res, err := w.runner.Run(runCtx, run, w.recorder(j, owner))
 	stop()
 	// A failed attempt used the model too: count every run.

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -208,8 +209,9 @@ func TestCancelStopsRunPromptlyAndDropsQueuedFollowUps(t *testing.T) {
 	w.waitStatus(j.ID, model.JobCompleted)
 }
 
+// A run that does not stop at its deadline is ended WrapUp after it.
 func TestTimeLimitFailsWithTimeout(t *testing.T) {
-	w := newWorld(t, jobs.Config{JobTimeout: 300 * time.Millisecond})
+	w := newWorld(t, jobs.Config{JobTimeout: 300 * time.Millisecond, WrapUp: 200 * time.Millisecond})
 	w.startWorker()
 	j := w.create("slow")
 	w.runner.waitRun(t)
@@ -217,6 +219,57 @@ func TestTimeLimitFailsWithTimeout(t *testing.T) {
 	failed := w.waitStatus(j.ID, model.JobFailed)
 	if failed.ErrorCode != jobs.CodeTimeout || !strings.Contains(failed.ErrorMessage, "300ms") {
 		t.Fatalf("error = %q %q, want timeout naming the limit", failed.ErrorCode, failed.ErrorMessage)
+	}
+}
+
+// The runner is told when the time limit runs out, and its context lasts
+// past it so that it can keep its work: what it then returns finishes the
+// job as any run does. A cancel in that time still stops it.
+func TestTimeLimitLeavesTimeToKeepTheWork(t *testing.T) {
+	w := newWorld(t, jobs.Config{JobTimeout: 300 * time.Millisecond, WrapUp: 5 * time.Second})
+	w.startWorker()
+	ctx := context.Background()
+	j := w.create("slow")
+	run := w.runner.waitRun(t)
+	if run.TimeLimit != 300*time.Millisecond || time.Until(run.Deadline) > 300*time.Millisecond || time.Until(run.Deadline) < -time.Second {
+		t.Fatalf("run deadline %s from now, time limit %s; want 300ms", time.Until(run.Deadline), run.TimeLimit)
+	}
+	w.runner.then(func(ctx context.Context, run agent.Run, record agent.Recorder) (agent.Result, error) {
+		select {
+		case <-time.After(time.Until(run.Deadline) + 200*time.Millisecond):
+		case <-ctx.Done():
+			return agent.Result{}, fmt.Errorf("the run's context ended before its wrap-up: %w", ctx.Err())
+		}
+		return agent.Result{PRLink: "https://github.com/acme/docs/pull/7", Changed: true, Summary: "stopped at the time limit"}, nil
+	})
+	done := w.waitStatus(j.ID, model.JobCompleted)
+	if done.PRLink != "https://github.com/acme/docs/pull/7" || done.Summary == nil || *done.Summary != "stopped at the time limit" {
+		t.Fatalf("job = %+v, want completed with the run's pull request and summary", done)
+	}
+
+	// A follow-up whose wrap-up is cancelled stops at once, as any run.
+	if _, err := w.svc.Message(ctx, w.project.ID, j.ID, "more"); err != nil {
+		t.Fatal(err)
+	}
+	w.runner.waitRun(t)
+	stopped := make(chan error, 1)
+	w.runner.then(func(ctx context.Context, run agent.Run, record agent.Recorder) (agent.Result, error) {
+		time.Sleep(time.Until(run.Deadline))
+		<-ctx.Done()
+		stopped <- ctx.Err()
+		return agent.Result{}, ctx.Err()
+	})
+	time.Sleep(500 * time.Millisecond) // past the deadline, within the wrap-up
+	if c, err := w.svc.Cancel(ctx, w.project.ID, j.ID); err != nil || c.ErrorCode != jobs.CodeCanceled {
+		t.Fatalf("cancel = %+v, %v", c, err)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(3 * time.Second):
+		t.Fatal("a cancel during the wrap-up did not stop the run")
+	}
+	if j := w.get(j.ID); j.Status != model.JobFailed || j.ErrorCode != jobs.CodeCanceled {
+		t.Fatalf("after the cancel: %s/%s, want failed/canceled", j.Status, j.ErrorCode)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // Error codes a failed job carries in error.code (besides the agent's own).
 const (
 	CodeCanceled         = "canceled"
-	CodeTimeout          = "timeout"
+	CodeTimeout          = agent.CodeTimeout
 	CodeRetriesExhausted = "retries_exhausted"
 	CodeAgentError       = "agent_error"
 )
@@ -47,7 +47,10 @@ type CodeHosts interface {
 
 // Config tunes a Service; zero fields take the defaults shown.
 type Config struct {
-	JobTimeout    time.Duration // time limit of one run: 30m
+	JobTimeout time.Duration // time limit of one run: 30m
+	// WrapUp is how long a run that reached JobTimeout may go on keeping
+	// its work (commit, push, draft pull request): agent.WrapUpTime.
+	WrapUp        time.Duration
 	DefaultModel  string        // a job's model when its project names none
 	Lease         time.Duration // a run unheard of this long is presumed dead: 15s, renewed every Lease/3
 	MaxAttempts   int           // runs of one turn before the job fails: 5
@@ -82,6 +85,7 @@ func (c Config) withDefaults() Config {
 		}
 	}
 	def(&c.JobTimeout, 30*time.Minute)
+	def(&c.WrapUp, agent.WrapUpTime)
 	def(&c.Lease, DefaultLease)
 	def(&c.RecoveryGrace, 30*time.Second)
 	def(&c.Window, time.Hour)
@@ -151,7 +155,7 @@ func runOf(j model.Job) tasks.AgentRun {
 }
 
 func (s *Service) enqueueRun(ctx context.Context, j model.Job) error {
-	return s.queue.EnqueueAgentRun(ctx, runOf(j), s.cfg.JobTimeout)
+	return s.queue.EnqueueAgentRun(ctx, runOf(j), s.cfg.JobTimeout+s.cfg.WrapUp)
 }
 
 // Get returns a job of a project.

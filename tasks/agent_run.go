@@ -36,7 +36,8 @@ const AgentRunRetries = 25
 // before Asynq's own timeout (in whole seconds) takes the task back.
 const runTimeoutGrace = 30 * time.Second
 
-// NewAgentRunTask builds the task of a run with its time limit.
+// NewAgentRunTask builds the task of a run with the most time it may take
+// (its time limit and the time to keep its work after it).
 func NewAgentRunTask(p AgentRun, timeout time.Duration) (*asynq.Task, error) {
 	return newAgentRunTask(p, timeout, AgentRunRetries)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/folio-docs/folio/internal/testenv"
 )
@@ -97,5 +98,54 @@ func TestJobAtItsTokenCapEndsAsADraftPullRequest(t *testing.T) {
 	again := s.pollJob(created.ID)
 	if again.Status != "failed" || again.Error == nil || again.Error.Code != "budget_exceeded" || again.PRLink == nil || m.Calls() != calls {
 		t.Fatalf("follow-up ended %+v (error %+v) after %d more model calls; want failed with budget_exceeded, none, and the link kept", again, again.Error, m.Calls()-calls)
+	}
+}
+
+// A job that reaches FOLIO_JOB_TIMEOUT keeps its work like one at a token
+// cap: through the API, the real agent and a fake GitHub, the model writes
+// a page and then stalls; at the time limit Folio stops waiting for it,
+// pushes the page and opens it as a draft pull request, and the job
+// completes saying it stopped at the time limit.
+func TestJobAtItsTimeLimitEndsAsADraftPullRequest(t *testing.T) {
+	t.Parallel()
+	gh := testenv.NewFakeGitHub(t, docsSite)
+	stalled := make(chan struct{})
+	m := testenv.NewModelServer(t, func(ms []testenv.ChatMessage) testenv.ModelReply {
+		for _, msg := range ms {
+			if msg.Role == "tool" {
+				<-stalled // the page is written: the model never answers again
+				return testenv.ModelReply{Text: "Too late."}
+			}
+		}
+		return testenv.ModelReply{Calls: []testenv.ModelCall{{Name: "write_file", Args: map[string]string{
+			"path": "keys.mdx", "content": "---\ntitle: Keys\n---\n\nHow keys work.\n"}}}}
+	})
+	t.Cleanup(func() { close(stalled) }) // before the model server closes
+	s := newTestServer(t, withEnv(map[string]string{"FOLIO_JOB_TIMEOUT": "4s"}), withGitHub(t, gh), withModel(t, m))
+
+	var created jobJSON
+	asked := time.Now()
+	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Document API keys."}`, &created)
+	done := s.pollJob(created.ID)
+	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != "https://github.com/acme/docs/pull/1" || done.Error != nil {
+		t.Fatalf("job ended %+v (error %+v), want completed with pull request #1", done, done.Error)
+	}
+	if took := time.Since(asked); took < 4*time.Second || m.Calls() != 2 {
+		t.Fatalf("the job ended after %s and %d model calls; want the second call cut at the 4s limit", took, m.Calls())
+	}
+	why := "the run reached its time limit of 4s."
+	if done.Summary == nil || !strings.HasPrefix(*done.Summary, "Folio stopped the agent before it finished: "+why) {
+		t.Fatalf("summary = %v, want it to say the agent stopped at the time limit", done.Summary)
+	}
+	last := done.Problems[len(done.Problems)-1]
+	if last["severity"] != "error" || last["message"] != "The agent stopped before it finished: "+why {
+		t.Fatalf("problems = %v, want the stop last", done.Problems)
+	}
+	pulls := gh.Pulls()
+	if len(pulls) != 1 || !pulls[0].Draft || !strings.Contains(pulls[0].Body, "## Stopped before finishing") || !strings.Contains(pulls[0].Body, why) {
+		t.Fatalf("pull requests = %+v, want one draft saying it stopped at the time limit", pulls)
+	}
+	if got := git(t, gh.Bare, "show", "folio/"+created.ID+":keys.mdx"); !strings.Contains(got, "How keys work.") {
+		t.Fatalf("the branch holds keys.mdx:\n%s", got)
 	}
 }
