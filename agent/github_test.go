@@ -102,3 +102,73 @@ func TestRunGitHubDraftWhenErrorsRemain(t *testing.T) {
 		t.Fatalf("pull requests opened = %+v, want a draft naming broken.mdx", pulls)
 	}
 }
+
+// A follow-up on a job whose pull request someone marked ready for review
+// turns it back into a draft when the change is not ready to merge: the
+// run stopped at a limit, or errors are left. When GitHub refuses (a token
+// without the permission), the pull request is still updated, and the
+// job's summary and problems say plainly that it stays ready.
+func TestRunGitHubReadyPullRequestGoesBackToDraft(t *testing.T) {
+	broken := step{calls: []ToolCall{call("b1", "write_file", map[string]string{"path": "broken.mdx", "content": "---\ntitle: [unclosed\n---\n\nBody.\n"})}}
+	// readyPullRequest is job "jobr" after a clean first turn whose pull
+	// request a reviewer then marked ready.
+	readyPullRequest := func(t *testing.T) (*testenv.FakeGitHub, *scriptedModel, *Agent, Run) {
+		t.Helper()
+		gh := testenv.NewFakeGitHub(t, docsSite())
+		m := newOpenAIServer(t,
+			step{calls: []ToolCall{call("c1", "edit_file", map[string]string{"path": "index.mdx", "old_string": "Welcome", "new_string": "Welcome to Acme"})}},
+			step{text: "Retitled the home page."})
+		cfg := openAIConfig(m)
+		cfg.Hosts = testHosts(gh.URL, gh.Token)
+		cfg.MaxSteps = 4
+		a := newTestAgent(t, cfg)
+		rec := &recorder{}
+		run := Run{JobID: "jobr", Project: db.Project{ID: "p", Repository: "acme/docs", Ref: "main"}, Model: "gpt-test", Branch: "folio/jobr",
+			History: []Message{{Role: RoleUser, Content: "Retitle the home page"}}}
+		res, err := a.Run(context.Background(), run, rec.record)
+		if err != nil || res.PRLink != "https://github.com/acme/docs/pull/1" || gh.Pulls()[0].Draft {
+			t.Fatalf("first turn = %+v, %v, pulls %+v; want a ready pull request", res, err, gh.Pulls())
+		}
+		gh.MarkReadyOnGitHub(t, 1)
+		run.PRLink = res.PRLink
+		run.History = append(append(run.History, rec.all()...), Message{Role: RoleUser, Content: "Add a page"})
+		return gh, m, a, run
+	}
+	t.Run("stopped at a limit", func(t *testing.T) {
+		gh, m, a, run := readyPullRequest(t)
+		m.steps = []step{broken, listing("l1"), listing("l2"), listing("l3"), listing("l4")}
+		res, err := a.Run(context.Background(), run, (&recorder{}).record)
+		if err != nil || res.PRLink != run.PRLink || !strings.HasPrefix(res.Summary, "Folio stopped the agent before it finished: the run reached its limit of 4 model calls.") {
+			t.Fatalf("follow-up = %+v, %v; want it stopped at its limit with the pull request kept", res, err)
+		}
+		if p := gh.Pulls(); len(p) != 1 || !p[0].Draft || !strings.Contains(p[0].Body, "## Stopped before finishing") {
+			t.Fatalf("pull requests = %+v, want #1 a draft again", p)
+		}
+		if reqs := gh.Requests("POST", "/graphql"); len(reqs) != 1 {
+			t.Fatalf("%d GraphQL requests, want one convertPullRequestToDraft", len(reqs))
+		}
+	})
+	t.Run("errors left, GitHub refuses", func(t *testing.T) {
+		gh, m, a, run := readyPullRequest(t)
+		gh.RefuseDraftConversion()
+		m.steps = nil
+		for range DefaultValidationRounds + 1 {
+			m.steps = append(m.steps, broken, step{text: "Added a page."})
+		}
+		a.cfg.MaxSteps = DefaultMaxSteps
+		res, err := a.Run(context.Background(), run, (&recorder{}).record)
+		if err != nil || res.PRLink != run.PRLink || !doccheck.HasErrors(res.Problems) {
+			t.Fatalf("follow-up = %+v, %v; want it to end with errors and the pull request kept", res, err)
+		}
+		still := "The pull request is still marked ready for review although Folio's checks found errors in it: Folio could not turn it back into a draft (GitHub's GraphQL API refused: Resource not accessible by integration). Do not merge it as it is."
+		if res.Summary != "Added a page.\n\n"+still {
+			t.Fatalf("summary = %q, want the answer and that the pull request stays ready", res.Summary)
+		}
+		if last := res.Problems[len(res.Problems)-1]; last.Severity != doccheck.SeverityWarning || last.Message != still {
+			t.Fatalf("problems = %+v, want the ready pull request last", res.Problems)
+		}
+		if p := gh.Pulls(); len(p) != 1 || p[0].Draft || !strings.Contains(p[0].Body, "broken.mdx") {
+			t.Fatalf("pull requests = %+v, want #1 updated, still ready", p)
+		}
+	})
+}

@@ -95,3 +95,15 @@ func prBody(jobID string, prompts []string, summary string, changes []workspace.
 	fmt.Fprintf(&b, "\n---\nOpened by Folio for agent job `%s`.\n", jobID)
 	return b.String()
 }
+
+// stillReady says plainly that the pull request is ready for review
+// although its change is not ready to merge: someone marked it ready, and
+// the code host would not turn it back into a draft, for reason.
+func stillReady(stopped bool, reason string) string {
+	why := "Folio's checks found errors in it"
+	if stopped {
+		why = "the agent stopped before it finished"
+	}
+	return "The pull request is still marked ready for review although " + why +
+		": Folio could not turn it back into a draft (" + reason + "). Do not merge it as it is."
+}

@@ -508,13 +508,23 @@ func (a *Agent) publish(ctx context.Context, host codehost.Host, ws *workspace.W
 		a.log.Info("agent: run finished", "job", run.JobID, "steps", res.Steps, "tokens", res.Tokens, "changed", false)
 		return res, nil
 	}
+	// Errors left mean the change would break the site, and a stopped
+	// run's work is unfinished: never ready to merge.
+	unready := doccheck.HasErrors(problems) || stop != nil
 	link, err := host.Publish(ctx, codehost.PullRequest{
 		ProjectID: run.Project.ID, JobID: run.JobID, Branch: run.Branch, Base: run.Project.Ref,
 		Title: prTitle(prompts), Body: prBody(run.JobID, prompts, res.Summary, changes, problems, stoppedWhy),
-		// Errors left mean the change would break the site, and a stopped
-		// run's work is unfinished: never ready to merge.
-		Draft: run.Project.DraftPRs || doccheck.HasErrors(problems) || stop != nil,
+		Draft: run.Project.DraftPRs || unready, BackToDraft: unready,
 	})
+	if sr := (*codehost.StillReadyError)(nil); errors.As(err, &sr) {
+		// Everything but the draft is done: the job says the pull request
+		// is ready although it should not be merged as it is.
+		a.log.Warn("agent: the pull request stays ready for review", "job", run.JobID, "err", err)
+		still := stillReady(stop != nil, sr.Reason)
+		res.Summary += "\n\n" + still
+		res.Problems = append(res.Problems, doccheck.Problem{Severity: doccheck.SeverityWarning, Message: still})
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, ctx.Err()

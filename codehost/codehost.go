@@ -18,7 +18,9 @@ type Host interface {
 	// Remote is the repository to clone from and push to.
 	Remote(ctx context.Context) (Remote, error)
 	// Publish opens the branch's pull request, or updates the one that
-	// exists, and returns its link.
+	// exists, and returns its link. An update that could not turn a pull
+	// request ready for review back into a draft (BackToDraft) returns the
+	// link and a *StillReadyError: everything else was done.
 	Publish(ctx context.Context, pr PullRequest) (string, error)
 	// CheckRef says whether the repository and its branch ref exist:
 	// nil, ErrRepositoryNotFound, ErrRefNotFound, or an error saying the
@@ -42,6 +44,17 @@ var (
 // ErrNoGitHubToken means a GitHub repository was asked for on a server
 // without FOLIO_GITHUB_TOKEN (or a GitHub App).
 var ErrNoGitHubToken = errors.New("FOLIO_GITHUB_TOKEN is not set; the project's repository is on GitHub")
+
+// StillReadyError is a pull request that was updated but stays ready for
+// review: the host would not turn it back into a draft, for Reason.
+type StillReadyError struct {
+	Number int
+	Reason string // the host's words
+}
+
+func (e *StillReadyError) Error() string {
+	return fmt.Sprintf("codehost: pull request #%d stays ready for review: %s", e.Number, e.Reason)
+}
 
 // ClosedPullRequest is a pull request of a Folio job that was merged or
 // closed on its code host (GitHub's webhook reports it).
@@ -74,7 +87,11 @@ type PullRequest struct {
 	Base      string // the project's ref
 	Title     string
 	Body      string
-	Draft     bool
+	Draft     bool // a new pull request opens as a draft
+	// BackToDraft: the change is not ready to merge (it would break the
+	// site, or the agent stopped before it finished), so a pull request
+	// someone already marked ready for review goes back to draft.
+	BackToDraft bool
 }
 
 // Repository kinds.

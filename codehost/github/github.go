@@ -130,6 +130,11 @@ func (h *Host) Publish(ctx context.Context, pr codehost.PullRequest) (string, er
 		if err != nil {
 			return "", fmt.Errorf("github: unable to update pull request #%d: %w", existing.GetNumber(), apiError(err))
 		}
+		if pr.BackToDraft && !updated.GetDraft() {
+			if err := h.convertToDraft(ctx, c, updated.GetNodeID()); err != nil {
+				return updated.GetHTMLURL(), &codehost.StillReadyError{Number: updated.GetNumber(), Reason: err.Error()}
+			}
+		}
 		return updated.GetHTMLURL(), nil
 	}
 	created, _, err := c.PullRequests.Create(ctx, h.owner, h.name, &gh.NewPullRequest{
@@ -140,6 +145,63 @@ func (h *Host) Publish(ctx context.Context, pr codehost.PullRequest) (string, er
 		return "", fmt.Errorf("github: unable to open a pull request for %s: %w", pr.Branch, apiError(err))
 	}
 	return created.GetHTMLURL(), nil
+}
+
+// convertToDraft turns the open pull request nodeID back into a draft.
+// GitHub's REST API cannot (an update's "draft" is ignored, and go-github
+// has nothing for it): only GraphQL's convertPullRequestToDraft mutation
+// does, which a token may be refused (a GitHub App's, say, "Resource not
+// accessible by integration").
+func (h *Host) convertToDraft(ctx context.Context, c *gh.Client, nodeID string) error {
+	body := map[string]any{
+		"query":     "mutation($id: ID!) { convertPullRequestToDraft(input: {pullRequestId: $id}) { pullRequest { isDraft } } }",
+		"variables": map[string]any{"id": nodeID},
+	}
+	req, err := c.NewRequest(http.MethodPost, graphQLURL(h.apiURL), body)
+	if err != nil {
+		return fmt.Errorf("github: unable to build a GraphQL request: %w", err)
+	}
+	// GraphQL answers 200 with its errors in the body.
+	var out struct {
+		Data struct {
+			ConvertPullRequestToDraft *struct {
+				PullRequest struct {
+					IsDraft bool `json:"isDraft"`
+				} `json:"pullRequest"`
+			} `json:"convertPullRequestToDraft"`
+		} `json:"data"`
+		Errors []struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if _, err := c.Do(ctx, req, &out); err != nil {
+		return apiError(err)
+	}
+	if len(out.Errors) > 0 {
+		msgs := make([]string, len(out.Errors))
+		for i, e := range out.Errors {
+			msgs[i] = e.Message
+		}
+		return errors.New("GitHub's GraphQL API refused: " + strings.Join(msgs, "; "))
+	}
+	if d := out.Data.ConvertPullRequestToDraft; d == nil || !d.PullRequest.IsDraft {
+		return errors.New("GitHub did not say the pull request is a draft")
+	}
+	return nil
+}
+
+// graphQLURL is the GraphQL endpoint beside the REST API at apiURL:
+// https://api.github.com/graphql, and https://host/api/graphql for an
+// Enterprise Server's https://host/api/v3/.
+func graphQLURL(apiURL *url.URL) string {
+	u := *apiURL
+	if base, ok := strings.CutSuffix(u.Path, "/api/v3/"); ok {
+		u.Path = base + "/api/graphql"
+	} else {
+		u.Path += "graphql"
+	}
+	return u.String()
 }
 
 // apiError keeps GitHub's message and drops the request (whose URL is

@@ -126,3 +126,68 @@ func TestMerge(t *testing.T) {
 		})
 	}
 }
+
+// A pull request someone marked ready for review goes back to draft when
+// the change is not ready to merge (BackToDraft), through GraphQL's
+// convertPullRequestToDraft, REST having no way; a plain update leaves it
+// ready. A token GitHub refuses the mutation still updates the pull
+// request, and says it stays ready.
+func TestPublishTurnsAReadyPullRequestBackIntoADraft(t *testing.T) {
+	update := codehost.PullRequest{Branch: "folio/j1", Base: "main", Title: "Edit", Body: "An update.", Draft: true}
+	t.Run("converted", func(t *testing.T) {
+		h, gh := newTestHost(t)
+		openPullRequest(t, h, gh, "folio/j1", map[string]string{"guides/new.mdx": "# New\n"})
+		if _, err := h.Publish(context.Background(), update); err != nil || gh.Pulls()[0].Draft || len(gh.Requests("POST", "/graphql")) != 0 {
+			t.Fatalf("Publish = %v, pulls %+v; want the ready pull request left ready without BackToDraft", err, gh.Pulls())
+		}
+		update := update
+		update.BackToDraft = true
+		link, err := h.Publish(context.Background(), update)
+		if err != nil || link != "https://github.com/acme/docs/pull/1" {
+			t.Fatalf("Publish = %q, %v", link, err)
+		}
+		if p := gh.Pulls(); len(p) != 1 || !p[0].Draft || p[0].Body != "An update." {
+			t.Fatalf("pulls = %+v, want #1 updated and a draft again", p)
+		}
+		reqs := gh.Requests("POST", "/graphql")
+		if len(reqs) != 1 || reqs[0].Body["variables"].(map[string]any)["id"] != "PR_kwDOfake0001" {
+			t.Fatalf("GraphQL requests = %+v, want one naming #1's node id", reqs)
+		}
+		// A draft already is left alone.
+		if _, err := h.Publish(context.Background(), update); err != nil || len(gh.Requests("POST", "/graphql")) != 1 {
+			t.Fatalf("Publish = %v after %d GraphQL requests; want none more for a draft", err, len(gh.Requests("POST", "/graphql")))
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		h, gh := newTestHost(t)
+		openPullRequest(t, h, gh, "folio/j1", map[string]string{"guides/new.mdx": "# New\n"})
+		gh.RefuseDraftConversion()
+		update := update
+		update.BackToDraft = true
+		link, err := h.Publish(context.Background(), update)
+		var still *codehost.StillReadyError
+		if !errors.As(err, &still) || still.Number != 1 || still.Reason != "GitHub's GraphQL API refused: Resource not accessible by integration" || link != "https://github.com/acme/docs/pull/1" {
+			t.Fatalf("Publish = %q, %v; want the link and a StillReadyError with GitHub's reason", link, err)
+		}
+		if p := gh.Pulls(); p[0].Draft || p[0].Body != "An update." {
+			t.Fatalf("pulls = %+v, want #1 updated and still ready", p)
+		}
+	})
+}
+
+func TestGraphQLURL(t *testing.T) {
+	for api, want := range map[string]string{
+		"https://api.github.com/":         "https://api.github.com/graphql",
+		"https://ghe.example.com/api/v3/": "https://ghe.example.com/api/graphql",
+		"https://api.acme.ghe.com/":       "https://api.acme.ghe.com/graphql",
+		"http://127.0.0.1:8080/prefix/":   "http://127.0.0.1:8080/prefix/graphql",
+	} {
+		u, err := parseAPIURL(api)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := graphQLURL(u); got != want {
+			t.Errorf("graphQLURL(%s) = %s, want %s", api, got, want)
+		}
+	}
+}

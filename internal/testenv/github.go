@@ -25,7 +25,8 @@ import (
 // FakeGitHub is GitHub for one repository, for tests that drive Folio's
 // real go-github client and git against it. It speaks GitHub's REST wire
 // format for the calls Folio makes (the repository, its branches, compare,
-// pull requests and their merge) and git's smart HTTP protocol for clone
+// pull requests and their merge), GraphQL for convertPullRequestToDraft,
+// and git's smart HTTP protocol for clone
 // and push, over a real bare repository: branches, diffs, conflicts and
 // merge commits are git's own answers. Like GitHub it wants Token on every
 // request, and it delivers signed webhooks.
@@ -40,6 +41,9 @@ type FakeGitHub struct {
 	requests []FakeRequest
 	badAuth  int
 	delivery int // deliveries sent
+	// refuseDraft makes convertPullRequestToDraft refuse, as GitHub does
+	// a token without the permission.
+	refuseDraft bool
 }
 
 // FakePullRequest is a pull request the fake holds.
@@ -223,7 +227,64 @@ func (g *FakeGitHub) api() http.Handler {
 		}
 		writeGitHubJSON(w, http.StatusOK, map[string]any{"sha": p.MergeCommit, "merged": true, "message": message})
 	}))
+	// GraphQL, for the one mutation REST lacks: answered 200 with "errors"
+	// when refused, as GitHub does.
+	mux.HandleFunc("POST /graphql", func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Query     string
+			Variables map[string]any
+		}
+		if !decodeGitHubJSON(w, r, &in) {
+			return
+		}
+		if !strings.Contains(in.Query, "convertPullRequestToDraft(input: {pullRequestId: $id})") {
+			writeGitHubJSON(w, http.StatusOK, map[string]any{"errors": []any{map[string]any{"message": "the fake GitHub answers only convertPullRequestToDraft"}}})
+			return
+		}
+		id, _ := in.Variables["id"].(string)
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		var p *FakePullRequest
+		for _, q := range g.pulls {
+			if nodeID(q.Number) == id {
+				p = q
+			}
+		}
+		refuse := func(kind, message string) {
+			writeGitHubJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"convertPullRequestToDraft": nil},
+				"errors": []any{map[string]any{"type": kind, "path": []string{"convertPullRequestToDraft"}, "message": message}}})
+		}
+		switch {
+		case p == nil:
+			refuse("NOT_FOUND", fmt.Sprintf("Could not resolve to a node with the global id of '%s'", id))
+		case g.refuseDraft:
+			refuse("FORBIDDEN", "Resource not accessible by integration")
+		default:
+			p.Draft = true
+			writeGitHubJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"convertPullRequestToDraft": map[string]any{"pullRequest": map[string]any{"isDraft": true}}}})
+		}
+	})
 	return mux
+}
+
+// nodeID is the GraphQL id of pull request number.
+func nodeID(number int) string { return fmt.Sprintf("PR_kwDOfake%04d", number) }
+
+// MarkReadyOnGitHub marks pull request number ready for review, as a
+// reviewer on GitHub would.
+func (g *FakeGitHub) MarkReadyOnGitHub(t testing.TB, number int) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.mustPull(t, number).Draft = false
+}
+
+// RefuseDraftConversion makes GitHub refuse to turn a pull request back
+// into a draft, as it refuses a token without the permission.
+func (g *FakeGitHub) RefuseDraftConversion() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.refuseDraft = true
 }
 
 // merge merges p as GitHub's merge button does, with a merge commit, if
@@ -447,7 +508,7 @@ func (g *FakeGitHub) pullJSON(p *FakePullRequest) map[string]any {
 		mergeCommit = p.MergeCommit
 	}
 	return map[string]any{
-		"number": p.Number, "state": p.State, "title": p.Title, "body": p.Body, "draft": p.Draft,
+		"number": p.Number, "node_id": nodeID(p.Number), "state": p.State, "title": p.Title, "body": p.Body, "draft": p.Draft,
 		"merged": p.Merged, "merge_commit_sha": mergeCommit,
 		"html_url": fmt.Sprintf("https://github.com/%s/pull/%d", g.Repo, p.Number),
 		"url":      fmt.Sprintf("%s/repos/%s/pulls/%d", g.URL, g.Repo, p.Number),
