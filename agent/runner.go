@@ -368,7 +368,7 @@ func (a *Agent) loop(ctx, work context.Context, prov provider, co *checkout, ws 
 		}
 		res.Steps++
 		res.addUsage(reply)
-		metrics.ModelTokens(a.cfg.Provider, run.Model, reply.Input, reply.Output)
+		metrics.ModelTokens(a.cfg.Provider, run.Model, metrics.Tokens{Input: reply.Input, Cached: reply.Cached, CacheWrite: reply.CacheWrite, Output: reply.Output})
 		a.log.Debug("agent: model call", "job", run.JobID, "step", res.Steps, "input", reply.Input, "cached", reply.Cached, "output", reply.Output)
 		if reply.Truncated && !raised {
 			// Anthropic's advice: ask again with a larger limit; the cut

@@ -39,7 +39,7 @@ var (
 	})
 	modelTokens = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "folio_model_tokens_total",
-		Help: "Tokens the model providers reported, by provider, model and kind (input, output).",
+		Help: "Tokens the model providers reported, by provider, model and kind: input, output, and cached and cache_write, the part of input read from and written to the prompt cache.",
 	}, []string{"provider", "model", "kind"})
 	viewsIngested = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "folio_analytics_views_ingested_total",
@@ -84,11 +84,18 @@ const (
 	WebhookAbandoned = "abandoned"
 )
 
-// Model token kinds (folio_model_tokens_total's kind label).
+// Model token kinds (folio_model_tokens_total's kind label). Input counts
+// every prompt token; Cached and CacheWrite are the part of them the
+// provider read from its prompt cache and wrote to it.
 const (
-	TokensInput  = "input"
-	TokensOutput = "output"
+	TokensInput      = "input"
+	TokensOutput     = "output"
+	TokensCached     = "cached"
+	TokensCacheWrite = "cache_write"
 )
+
+// tokenKinds are folio_model_tokens_total's kinds.
+var tokenKinds = []string{TokensInput, TokensOutput, TokensCached, TokensCacheWrite}
 
 // zeroKnownSeries creates every series whose labels are known in advance,
 // at 0, so that each is exposed before its first event and a query over it
@@ -112,8 +119,15 @@ func zeroKnownSeries() {
 // KnownModel exposes folio_model_tokens_total at 0 for the model the
 // process is configured with, before its first call.
 func KnownModel(provider, model string) {
-	modelTokens.WithLabelValues(provider, model, TokensInput)
-	modelTokens.WithLabelValues(provider, model, TokensOutput)
+	for _, k := range tokenKinds {
+		modelTokens.WithLabelValues(provider, model, k)
+	}
+}
+
+// Tokens is what one model call used: Input every prompt token, Cached and
+// CacheWrite among them.
+type Tokens struct {
+	Input, Cached, CacheWrite, Output int64
 }
 
 // AgentRun counts one run that ended with outcome after d.
@@ -123,12 +137,11 @@ func AgentRun(outcome string, d time.Duration) {
 }
 
 // ModelTokens counts what one model call used, as the provider reported it.
-func ModelTokens(provider, model string, input, output int64) {
-	if input > 0 {
-		modelTokens.WithLabelValues(provider, model, TokensInput).Add(float64(input))
-	}
-	if output > 0 {
-		modelTokens.WithLabelValues(provider, model, TokensOutput).Add(float64(output))
+func ModelTokens(provider, model string, t Tokens) {
+	for k, n := range map[string]int64{TokensInput: t.Input, TokensOutput: t.Output, TokensCached: t.Cached, TokensCacheWrite: t.CacheWrite} {
+		if n > 0 {
+			modelTokens.WithLabelValues(provider, model, k).Add(float64(n))
+		}
 	}
 }
 

@@ -88,6 +88,8 @@ func TestKnownSeriesStartAtZero(t *testing.T) {
 		"folio_webhook_deliveries_total outcome=abandoned",
 		"folio_model_tokens_total kind=input model=gpt-zero provider=openai",
 		"folio_model_tokens_total kind=output model=gpt-zero provider=openai",
+		"folio_model_tokens_total kind=cached model=gpt-zero provider=openai",
+		"folio_model_tokens_total kind=cache_write model=gpt-zero provider=openai",
 	}
 	for _, c := range []string{"human", "ai", "aiSearch", "aiTraining", "bots", "unknown"} {
 		for _, s := range []string{"events", "tracker", "import", "drain"} {
@@ -104,6 +106,36 @@ func TestKnownSeriesStartAtZero(t *testing.T) {
 	}
 	if n := len(fams["folio_analytics_views_ingested_total"].GetMetric()); n != len(ViewClasses)*4 {
 		t.Errorf("folio_analytics_views_ingested_total has %d series, want %d (each class by each source)", n, len(ViewClasses)*4)
+	}
+}
+
+// A model call's tokens are counted by kind, the cached and cache-write
+// tokens (part of the input) beside input and output.
+func TestModelTokensByKind(t *testing.T) {
+	reg, err := NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ModelTokens("anthropic", "claude-kinds", Tokens{Input: 1000, Cached: 600, CacheWrite: 300, Output: 50})
+	ModelTokens("anthropic", "claude-kinds", Tokens{Input: 200, Output: 10})
+	got := map[string]float64{}
+	for _, m := range scrape(t, reg)["folio_model_tokens_total"].GetMetric() {
+		l := map[string]string{}
+		for _, lp := range m.GetLabel() {
+			l[lp.GetName()] = lp.GetValue()
+		}
+		if l["model"] == "claude-kinds" && l["provider"] == "anthropic" {
+			got[l["kind"]] = m.GetCounter().GetValue()
+		}
+	}
+	want := map[string]float64{"input": 1200, "cached": 600, "cache_write": 300, "output": 60}
+	if len(got) != len(want) {
+		t.Fatalf("kinds = %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("folio_model_tokens_total{kind=%q} = %v, want %v", k, got[k], v)
+		}
 	}
 }
 
