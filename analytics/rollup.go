@@ -2,7 +2,6 @@ package analytics
 
 import (
 	"runtime"
-	"sync"
 )
 
 // A day's rollup is its distinct visitors per path, for every path with
@@ -58,55 +57,101 @@ func (p *pathViews) eachDay(fn func(day int64, c VisitorCounts)) {
 }
 
 // rollUp (x.mu held, every path sealed) counts every day's rollup, paths
-// shared among the cores.
+// shared among the cores: each core takes a run of paths (of about as many
+// views), first notes how many of its paths have views on each day, so
+// each day's rollup is made at its size and each core given its place in
+// it, then counts its paths' days into their places. The rollups come out
+// ordered by path with nothing to merge and nothing held besides them: a
+// list per core and day, merged after, was the rebuild's peak (the size of
+// every rollup again, at its end).
 func (x *index) rollUp() {
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
-	parts := make([]map[int64][]pathDay, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			days := map[int64][]pathDay{}
-			for pi := w; pi < len(x.paths); pi += workers {
-				x.paths[pi].eachDay(func(day int64, c VisitorCounts) {
-					// #nosec G115 -- a position in paths (below MaxInt32) and counts of one path's views, which 32-bit positions bound
-					days[day] = append(days[day], pathDay{uint32(pi), uint32(c.Human), uint32(c.AI), uint32(c.Total)})
-				})
-			}
-			parts[w] = days
-		}()
+	nDays := int(max(x.endDay-x.firstDay, 0))
+	// The cores' runs of paths: [runs[w], runs[w+1]).
+	total := 0
+	for _, p := range x.paths {
+		total += p.sealed[Human] + p.sealed[AI]
 	}
-	wg.Wait()
-	for d, dv := range x.days {
-		var lists [][]pathDay
+	runs := make([]int, workers+1)
+	for w, seen, pi := 1, 0, 0; w < workers; w++ {
+		for ; pi < len(x.paths) && seen < total/workers*w; pi++ {
+			seen += x.paths[pi].sealed[Human] + x.paths[pi].sealed[AI]
+		}
+		runs[w] = pi
+	}
+	runs[workers] = len(x.paths)
+	// counts[w][d]: the paths of w's run with views on day firstDay+d.
+	counts := make([][]int, workers)
+	onCores(workers, func() struct{} { return struct{}{} }, func(_ struct{}, w int) {
+		c := make([]int, nDays)
+		for _, p := range x.paths[runs[w]:runs[w+1]] {
+			p.eachViewDay(func(day int64) {
+				if d := day - x.firstDay; d >= 0 && d < int64(nDays) {
+					c[d]++
+				}
+			})
+		}
+		counts[w] = c
+	})
+	for d := range nDays {
+		dv := x.days[x.firstDay+int64(d)]
+		if dv == nil {
+			continue
+		}
 		n := 0
-		for _, part := range parts {
-			lists = append(lists, part[d])
-			n += len(part[d])
+		for w := range workers {
+			n, counts[w][d] = n+counts[w][d], n // from here, w's place in the day
 		}
 		leave(x.mapping, dv.rollup)
-		dv.rollup = mergeByPath(lists, n)
-		for _, part := range parts {
-			delete(part, d) // the worker's list is garbage from here
+		dv.rollup = make([]pathDay, n)
+	}
+	for day, dv := range x.days {
+		if day < x.firstDay || day >= x.endDay {
+			leave(x.mapping, dv.rollup)
+			dv.rollup = []pathDay{} // no views of it; cannot happen
 		}
 	}
+	onCores(workers, func() struct{} { return struct{}{} }, func(_ struct{}, w int) {
+		next := counts[w]
+		for pi := runs[w]; pi < runs[w+1]; pi++ {
+			x.paths[pi].eachDay(func(day int64, c VisitorCounts) {
+				d := day - x.firstDay
+				if d < 0 || d >= int64(nDays) {
+					return
+				}
+				dv := x.days[day]
+				if dv == nil {
+					return
+				}
+				// #nosec G115 -- a position in paths (below MaxInt32) and counts of one path's views, which 32-bit positions bound
+				dv.rollup[next[d]] = pathDay{uint32(pi), uint32(c.Human), uint32(c.AI), uint32(c.Total)}
+				next[d]++
+			})
+		}
+	})
 }
 
-// mergeByPath merges lists each sorted by path into one.
-func mergeByPath(lists [][]pathDay, n int) []pathDay {
-	out := make([]pathDay, 0, n)
-	for len(out) < n {
-		best := -1
-		for i, l := range lists {
-			if len(l) > 0 && (best < 0 || l[0].path < lists[best][0].path) {
-				best = i
-			}
+// eachViewDay calls fn with each day of the path's sealed views, in order,
+// as eachDay does, without counting them.
+func (p *pathViews) eachViewDay(fn func(day int64)) {
+	h, a := p.at[Human][:p.sealed[Human]], p.at[AI][:p.sealed[AI]]
+	for i, j := 0, 0; i < len(h) || j < len(a); {
+		var day int64
+		switch {
+		case j == len(a) || i < len(h) && h[i] < a[j]:
+			day = floorDiv(h[i], msPerDay)
+		default:
+			day = floorDiv(a[j], msPerDay)
 		}
-		out = append(out, lists[best][0])
-		lists[best] = lists[best][1:]
+		end := (day + 1) * msPerDay
+		for i < len(h) && h[i] < end {
+			i++
+		}
+		for j < len(a) && a[j] < end {
+			j++
+		}
+		fn(day)
 	}
-	return out
 }
 
 // dayRows are the visitors export's rows of one whole day from its
