@@ -126,6 +126,13 @@ func reuse(s []uint32, n int) []uint32 {
 // sealAll (x.mu held) seals every path with unsealed views, on every core,
 // and counts the days' rollups again.
 func (x *index) sealAll() {
+	x.sealPaths()
+	x.rollUp()
+}
+
+// sealPaths (x.mu held) seals every path with unsealed views, on every
+// core.
+func (x *index) sealPaths() {
 	var todo []*pathViews
 	for _, p := range x.paths {
 		if !p.sealedFor(len(p.at[Human]), len(p.at[AI])) {
@@ -133,7 +140,6 @@ func (x *index) sealAll() {
 		}
 	}
 	x.unsealed = 0
-	defer x.rollUp()
 	if len(todo) == 0 {
 		return
 	}

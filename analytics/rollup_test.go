@@ -54,3 +54,41 @@ func TestRollUpIsEveryPathsDays(t *testing.T) {
 		t.Fatal("an empty day has rollup rows")
 	}
 }
+
+// TestPreloadCountsRollupsOnce: Preload's load leaves the rollups to the
+// snapshot read back, or, when it writes none, counts them after: either
+// way every day has them, as each path counts its days.
+func TestPreloadCountsRollupsOnce(t *testing.T) {
+	s, d, project := newTestService(t)
+	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	record(t, s, project, GenConfig{Views: 5000, Paths: 80, Visitors: 600, From: start, To: start.AddDate(0, 0, 9), Seed: 12})
+	for _, min := range []int64{1 << 40, 1} { // not written (there is no snapshot yet); written and read back
+		fresh := NewService(d, s.cls)
+		fresh.snapshotMin = min
+		if _, err := fresh.Preload(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		st, err := fresh.site(context.Background(), project, false)
+		if err != nil || st == nil {
+			t.Fatal(st, err)
+		}
+		x := st.idx
+		if x.snapshot == "" || x.rollUpDue {
+			t.Fatalf("snapshot %q, rollups due %v", x.snapshot, x.rollUpDue)
+		}
+		want := map[int64][]pathDay{}
+		for pi, p := range x.paths {
+			p.eachDay(func(day int64, c VisitorCounts) {
+				want[day] = append(want[day], pathDay{uint32(pi), uint32(c.Human), uint32(c.AI), uint32(c.Total)}) // #nosec G115 -- small test counts
+			})
+		}
+		if len(want) < 9 {
+			t.Fatalf("views on %d days", len(want))
+		}
+		for day, dv := range x.days {
+			if dv.rollup == nil || !slices.Equal(dv.rollup, want[day]) {
+				t.Fatalf("snapshotMin %d: day %d has rollup %v (nil: %v), want %d paths", min, day, len(dv.rollup), dv.rollup == nil, len(want[day]))
+			}
+		}
+	}
+}

@@ -128,7 +128,9 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 		t0 := time.Now()
 		// A large load is written and read back next (behind), which
 		// replaces its arrays; a small one leaves them little spare.
-		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, keepSpare: true})
+		// The days' rollups are counted once, after it is read back (or by
+		// rollUpIfDue when it is not written).
+		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, keepSpare: true, noRollUp: st.idx.snapshot != ""})
 		if err != nil {
 			return loads, fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
 		}
@@ -141,6 +143,9 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 			if err := st.idx.reload(ctx, s.db); err != nil {
 				return loads, fmt.Errorf("analytics: unable to read back the index of project %s: %w", project, err)
 			}
+		}
+		if err := st.idx.rollUpIfDue(ctx); err != nil {
+			return loads, fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
 		}
 	}
 	return loads, nil
