@@ -19,24 +19,8 @@ type pathDay struct {
 // eachDay calls fn with each day of the path's sealed views and their
 // distinct visitors, in one sequential pass over the views and the lists.
 func (p *pathViews) eachDay(fn func(day int64, c VisitorCounts)) {
-	h, a := p.at[Human][:p.sealed[Human]], p.at[AI][:p.sealed[AI]]
 	var k [2]int // next entry of each other-class list
-	for i, j := 0, 0; i < len(h) || j < len(a); {
-		var day int64
-		switch {
-		case j == len(a) || i < len(h) && h[i] < a[j]:
-			day = floorDiv(h[i], msPerDay)
-		default:
-			day = floorDiv(a[j], msPerDay)
-		}
-		end := (day + 1) * msPerDay
-		hlo, alo := i, j
-		for i < len(h) && h[i] < end {
-			i++
-		}
-		for j < len(a) && a[j] < end {
-			j++
-		}
+	p.dayRuns(func(day int64, hlo, i, alo, j int) {
 		c := VisitorCounts{Human: firsts(p.gap[Human][hlo:i]), AI: firsts(p.gap[AI][alo:j])}
 		both := 0
 		for _, s := range [2]struct {
@@ -53,7 +37,7 @@ func (p *pathViews) eachDay(fn func(day int64, c VisitorCounts)) {
 		}
 		c.Total = c.Human + c.AI - both
 		fn(day, c)
-	}
+	})
 }
 
 // rollUp (x.mu held, every path sealed) counts every day's rollup, paths
@@ -135,6 +119,13 @@ func (x *index) rollUp() {
 // eachViewDay calls fn with each day of the path's sealed views, in order,
 // as eachDay does, without counting them.
 func (p *pathViews) eachViewDay(fn func(day int64)) {
+	p.dayRuns(func(day int64, _, _, _, _ int) { fn(day) })
+}
+
+// dayRuns calls fn with each day of the path's sealed human and AI views,
+// in order, and the positions [hlo, hhi) and [alo, ahi) of that day's
+// views of each: one sequential pass over both columns.
+func (p *pathViews) dayRuns(fn func(day int64, hlo, hhi, alo, ahi int)) {
 	h, a := p.at[Human][:p.sealed[Human]], p.at[AI][:p.sealed[AI]]
 	for i, j := 0, 0; i < len(h) || j < len(a); {
 		var day int64
@@ -145,13 +136,14 @@ func (p *pathViews) eachViewDay(fn func(day int64)) {
 			day = floorDiv(a[j], msPerDay)
 		}
 		end := (day + 1) * msPerDay
+		hlo, alo := i, j
 		for i < len(h) && h[i] < end {
 			i++
 		}
 		for j < len(a) && a[j] < end {
 			j++
 		}
-		fn(day)
+		fn(day, hlo, i, alo, j)
 	}
 }
 
