@@ -135,22 +135,10 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 				t.Fatalf("only %d agents in generated traffic", len(want))
 			}
 			for _, limit := range []int{1, 3, MaxLimit} {
-				q.Limit, q.Offset = limit, 0
-				got := []AgentRow{}
-				for {
+				got := everyPage(t, svc.name+", "+r.name, q, limit, len(want), func(q Query) ([]AgentRow, bool, error) {
 					a, err := svc.s.Agents(ctx, project, q, r.path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, a.Agents...)
-					if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
-						t.Fatalf("%s, %s limit %d offset %d: hasMore %v, want %v", svc.name, r.name, limit, q.Offset, a.HasMore, wantMore)
-					}
-					if !a.HasMore {
-						break
-					}
-					q.Offset += limit
-				}
+					return a.Agents, a.HasMore, err
+				})
 				if !slices.EqualFunc(got, want, func(a, b AgentRow) bool { return compareAgentRows(a, b) == 0 && a.Views == b.Views }) {
 					t.Fatalf("%s, %s limit %d: %+v, brute force %+v", svc.name, r.name, limit, got, want)
 				}
@@ -190,5 +178,28 @@ func TestAgentsExportEqualsBruteForce(t *testing.T) {
 	}
 	if st, _ := few.site(ctx, project, false); st.idx.agents.lost == 0 {
 		t.Fatalf("the index of 3 agents lost none of %d", len(named))
+	}
+}
+
+// everyPage reads an export a page of limit rows at a time from offset 0,
+// as a client pages it, and fails when a page's hasMore does not say
+// whether rows remain of the want rows in all.
+func everyPage[R any](t *testing.T, what string, q Query, limit, want int, fetch func(Query) ([]R, bool, error)) []R {
+	t.Helper()
+	q.Limit, q.Offset = limit, 0
+	got := []R{}
+	for {
+		rows, more, err := fetch(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rows...)
+		if wantMore := q.Offset+limit < want; more != wantMore {
+			t.Fatalf("%s: limit %d offset %d: hasMore %v, want %v", what, limit, q.Offset, more, wantMore)
+		}
+		if !more {
+			return got
+		}
+		q.Offset += limit
 	}
 }

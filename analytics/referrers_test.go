@@ -140,22 +140,10 @@ func TestReferrersExportEqualsBruteForce(t *testing.T) {
 			*Service
 		}{{"index", s}, {"SQL", few}} {
 			for _, limit := range []int{1, 3, MaxLimit} {
-				q.Limit, q.Offset = limit, 0
-				got := []ReferrerRow{}
-				for {
+				got := everyPage(t, svc.name+", "+r.name, q, limit, len(want), func(q Query) ([]ReferrerRow, bool, error) {
 					a, err := svc.Referrers(ctx, project, q, r.path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, a.Referrers...)
-					if wantMore := q.Offset+limit < len(want); a.HasMore != wantMore {
-						t.Fatalf("%s, %s: limit %d offset %d: hasMore %v, want %v", svc.name, r.name, limit, q.Offset, a.HasMore, wantMore)
-					}
-					if !a.HasMore {
-						break
-					}
-					q.Offset += limit
-				}
+					return a.Referrers, a.HasMore, err
+				})
 				if !slices.EqualFunc(got, want, func(a, b ReferrerRow) bool { return compareReferrerRows(a, b) == 0 }) {
 					t.Fatalf("%s, %s: limit %d: %s, brute force %s", svc.name, r.name, limit, rowsString(got), rowsString(want))
 				}
