@@ -36,6 +36,7 @@ type index struct {
 	chunk   int64            // view ids a read covers
 	merged  func(upto int64) // test hook, called after each merged chunk
 	claimed func(i int)      // test hook, called as a worker takes chunk i
+	written func()           // test hook, called as rewrite has written the snapshot
 
 	// snapshot is the file the index is saved to and first loaded from
 	// ("" for none); savedView is the watermark of the snapshot on disk
@@ -52,7 +53,7 @@ type index struct {
 	// current is the newest view id of a finished refresh: queries check it
 	// without the lock, so one arriving during a load waits for the loading
 	// token (with its context), never on the lock the load holds. emptied
-	// is set while the index holds nothing because reload let go of it: a
+	// is set while the index holds nothing because rewrite let go of it: a
 	// query that got in then reads nothing and asks again (readIndex).
 	current atomic.Int64
 	emptied atomic.Bool
@@ -77,9 +78,6 @@ type index struct {
 	unsealed      int
 	sealEvery     int
 	nVisitorViews int
-	// rollUpDue says a load sealed every path but left the days' rollups
-	// to its caller (loadOptions.noRollUp).
-	rollUpDue bool
 	// days are each UTC day's traffic (key: unix ms / msPerDay), so a
 	// chart's buckets are unions of whole days, not sweeps over views.
 	days map[int64]*dayTraffic
@@ -92,6 +90,9 @@ type index struct {
 	holding  []uint32
 	holdMax  int
 	holdFrom int64
+	// sortAlone is how long a path's views out of order are, at least,
+	// for sortUnsorted to sort them alone (see there).
+	sortAlone int
 	// agg are the weeks' and months' visitors, built after the first load.
 	agg *aggregates
 	// agents are the agents named for the views of every class but
@@ -130,8 +131,10 @@ type dayTraffic struct {
 }
 
 // defaultHoldMax is how many additions to one of a day's bitmaps a large
-// load holds back before it adds them.
-const defaultHoldMax = 1 << 16
+// load holds back before it adds them. Each day keeps a buffer this long
+// for each bitmap through the load: at 1<<16, 230 MB of a 100M load's
+// peak; at 1<<14, 60 MB, for the same time.
+const defaultHoldMax = 1 << 14
 
 // add adds v to the day's bitmap k (Human, AI: its visitors; 2: its
 // paths). A large load holds the additions back and adds them in order,
@@ -232,7 +235,7 @@ type pathViews struct {
 
 func newIndex(site int64) *index {
 	return &index{site: site, loading: make(chan struct{}, 1), chunk: loadChunk, sealEvery: sealEvery, days: map[int64]*dayTraffic{},
-		holdFrom: bigLoad, holdMax: defaultHoldMax, agents: newDictionary[Agent](maxLocalIDs),
+		holdFrom: bigLoad, holdMax: defaultHoldMax, sortAlone: defaultSortAlone, agents: newDictionary[Agent](maxLocalIDs),
 		referrers: newDictionary[Referral](maxLocalIDs)}
 }
 
@@ -254,17 +257,10 @@ type loadOptions struct {
 	// progress, when set, is told how many of the view ids read from the
 	// database are merged so far, of how many.
 	progress func(done, total int64)
-	// keepSpare leaves the spare capacity appends left in the arrays: the
-	// caller replaces them next (reads the snapshot back, or exits), so
-	// copying them to their length is wasted, and at its peak (200 MB more
-	// at 100M views).
-	keepSpare bool
-	// noRollUp seals the paths without counting the days' rollups: the
-	// caller writes the snapshot (which holds none) and reads it back,
-	// which counts them, or calls rollUpIfDue. At 100M views they are
-	// 193 MB, held at a rebuild's peak; until counted, a whole day's
-	// export counts from the views, as for views merged since a seal.
-	noRollUp bool
+	// rewriteFrom, when the load leaves the index at least this many views
+	// beyond its snapshot on disk (0: never), has the load write the
+	// snapshot and start again from it (rewrite).
+	rewriteFrom int64
 }
 
 // load is refresh, with options.
@@ -426,23 +422,26 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 		}
 	}
 	x.flushHeld()
+	if n > 1 {
+		// Before the sort and the seal, so their scratch and the gaps take
+		// the room the spare capacity held (little: at 100M views 30 MB,
+		// as clip leaves an eighth spare).
+		x.trim()
+	}
 	x.sortUnsorted()
-	if x.agg == nil {
-		x.aggregate()
+	// The seal before the origins: the seal's scratch is let go of first.
+	if x.snapshot != "" && opt.rewriteFrom > 0 && x.lastView-x.savedView.Load() >= opt.rewriteFrom {
+		if err := x.rewrite(ctx, d, upto-after >= bigLoad); err != nil {
+			return err
+		}
+	} else if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
+		x.sealAll()
 	}
 	if x.originAgg == nil {
 		x.countOrigins()
 	}
-	if after == 0 || x.unsealed >= max(x.sealEvery, x.nVisitorViews/32) {
-		if opt.noRollUp {
-			x.sealPaths()
-			x.rollUpDue = true
-		} else {
-			x.sealAll()
-		}
-	}
-	if n > 1 && !opt.keepSpare {
-		x.trim()
+	if x.agg == nil {
+		x.aggregate()
 	}
 	if x.mapping != nil {
 		x.mapping.release(0)
@@ -454,21 +453,6 @@ func (x *index) load(ctx context.Context, d Storage, opt loadOptions) error {
 	}
 	x.current.Store(x.lastView)
 	x.emptied.Store(false)
-	return nil
-}
-
-// rollUpIfDue counts the days' rollups a load left (noRollUp), unless a
-// seal has counted them since.
-func (x *index) rollUpIfDue(ctx context.Context) error {
-	if err := x.takeToken(ctx); err != nil {
-		return err
-	}
-	defer x.dropToken()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.rollUpDue {
-		x.rollUp()
-	}
 	return nil
 }
 
@@ -564,45 +548,72 @@ func (x *index) save(ctx context.Context, d Storage) error {
 		// loadGCPercent.
 		defer lowerGC()()
 	}
-	if err := x.writeSnapshot(ctx, d, x.snapshot); err != nil {
+	if err := x.writeSnapshot(ctx, d, x.snapshot, nil); err != nil {
 		return err
 	}
 	x.savedView.Store(x.lastView)
 	return nil
 }
 
-// reload replaces the index with its snapshot just written, after a load
-// from the database: the same views, but each column of every path in one
-// block, as a restart would have them, where a load leaves them scattered
-// over the heap by appends (a year's export then cost half as much again).
-func (x *index) reload(ctx context.Context, d Storage) error {
-	if err := x.takeToken(ctx); err != nil {
-		return err
-	}
-	defer x.dropToken()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.savedView.Load() != x.lastView {
-		return nil
-	}
-	// Let go of the index read from the database before reading it back:
-	// holding both at once was a load's peak (6.0 GB resident at 100M
-	// views, against 2.4 GB after it). Should the read fail, the index is
-	// left empty, and the next refresh loads it again while queries wait,
-	// as at start-up (readIndex).
+// rewrite (x.mu held, the loading token held) writes the snapshot of an
+// index just loaded from the database and starts again from it, as a
+// restart does: each column of every path in one block of the mapping,
+// where a load leaves them scattered over the heap by appends (a year's
+// export then cost half as much again). The writing lets go of what it
+// has written once counting the origins, the file's last part, needs the
+// room (letGoOfWritten), and the index read from the database is let go of
+// before the snapshot is read back: a rebuild's peak holds the columns
+// with the gaps, or with the origins, never both, nor two indexes (holding
+// both indexes was 6.0 GB resident at 100M views, the columns, gaps and
+// origins together 3.8 GB). large says the load was large (bigLoad).
+// Queries find the index empty meanwhile, and wait; if the writing or the
+// reading back fails it stays empty, and the next refresh loads it again.
+func (x *index) rewrite(ctx context.Context, d Storage, large bool) error {
 	x.emptied.Store(true)
 	x.current.Store(0)
+	cores := runtime.GOMAXPROCS(0)
+	if large {
+		// The memory the load and the sort let go of is scattered in runs
+		// too short for the gaps' arrays: give it back before the seal
+		// takes more (at 100M views, 460 MB resident otherwise). The seal,
+		// the peak, takes one core's scratch, not each core's.
+		debug.FreeOSMemory()
+		cores = 1
+	}
+	x.sealPaths(cores)
+	err := x.writeSnapshot(ctx, d, x.snapshot, func() { x.letGoOfWritten(large) })
+	last := x.lastView
 	x.empty()
 	debug.FreeOSMemory()
-	if err := x.readSnapshot(ctx, d, x.snapshot); err != nil {
+	if err != nil {
 		return err
 	}
-	x.aggregate()
-	x.sealAll()
-	x.current.Store(x.lastView)
-	x.emptied.Store(false)
-	debug.FreeOSMemory()
+	x.savedView.Store(last)
+	if x.written != nil {
+		x.written()
+	}
+	if err := x.readSnapshot(ctx, d, x.snapshot); err != nil {
+		return fmt.Errorf("analytics: unable to read back the index snapshot just written: %w", err)
+	}
+	x.sealAll() // counts the days' rollups, which the snapshot does not hold
 	return nil
+}
+
+// letGoOfWritten (x.mu held) lets go of what a snapshot's writing has
+// written and counting the origins does not need: the gaps, the visitor
+// tables, the days' bitmaps; then counts the origins, after a large load
+// (large) with that memory given back first. The index is not whole after
+// it: only rewrite calls it, which empties the index next.
+func (x *index) letGoOfWritten(large bool) {
+	for _, p := range x.paths {
+		p.gap, p.other, p.sealed = [2][]uint32{}, [2]otherViews{}, [2]int{}
+	}
+	x.pathOf, x.visitorOf, x.visitorIDs, x.crawlers = nil, nil, visitorTable{}, visitorTable{}
+	x.days = nil
+	if large {
+		debug.FreeOSMemory()
+	}
+	x.countOrigins()
 }
 
 // empty (x.mu held, the loading token held) lets go of every view and
@@ -848,22 +859,52 @@ func (x *index) pathsIn(from, to int64) []uint32 {
 const maxDaysByPath = 31
 
 // sortUnsorted (x.mu held) puts the views of paths that arrived out of
-// order in order, paths shared among the cores.
+// order in order. A sort takes scratch of 16 bytes a view out of order:
+// the paths with sortAlone such views or more are sorted one at a time,
+// the longest first, on one scratch of its size; the rest shared among the
+// cores, each core's scratch grown as it needs. At 100M views the longest
+// are millions of views: sorted on two cores at once, each scratch grown
+// by appending, they took 770 MB more resident for a moment.
 func (x *index) sortUnsorted() {
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.unsorted)/64))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var scratch []timedView
-			for i := w; i < len(x.unsorted); i += workers {
-				x.paths[x.unsorted[i]].sort(&scratch)
-			}
-		}()
+	type unsorted struct {
+		pi   int32
+		tail int
 	}
-	wg.Wait()
+	paths := make([]unsorted, len(x.unsorted))
+	for i, pi := range x.unsorted {
+		paths[i] = unsorted{pi, x.paths[pi].tail()}
+	}
+	slices.SortFunc(paths, func(a, b unsorted) int { return cmp.Compare(b.tail, a.tail) })
+	alone := 0
+	for alone < len(paths) && paths[alone].tail >= x.sortAlone {
+		alone++
+	}
+	if alone > 0 {
+		scratch := make([]timedView, 0, paths[0].tail)
+		for _, u := range paths[:alone] {
+			x.paths[u.pi].sort(&scratch)
+		}
+	}
+	rest := paths[alone:]
+	onCores(len(rest), func() *[]timedView { return new([]timedView) }, func(scratch *[]timedView, i int) {
+		x.paths[rest[i].pi].sort(scratch)
+	})
 	x.unsorted = x.unsorted[:0]
+}
+
+// defaultSortAlone: a million views out of order take 16 MB of scratch.
+const defaultSortAlone = 1 << 20
+
+// tail is how many views the longest of the path's classes has from the
+// first out of order: how much scratch sorting it takes.
+func (p *pathViews) tail() int {
+	n := 0
+	for c := range numClasses {
+		if m := p.inOrder[c]; m > 0 {
+			n = max(n, len(p.at[c])-m)
+		}
+	}
+	return n
 }
 
 // smallVisitorIDs bounds the visitor ids kept in a slice (ids of the former

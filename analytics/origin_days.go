@@ -79,7 +79,7 @@ func (a *originAggregates) add(d int64, k originKey, v uint32) {
 // slices, then sorted and made bitmaps.
 func (x *index) countOrigins() {
 	agg := &originAggregates{days: map[int64]map[originKey]*originTraffic{}, months: map[int64]map[originKey]*originTraffic{}}
-	if len(x.days) == 0 {
+	if x.firstDay >= x.endDay { // no views
 		x.originAgg = agg
 		return
 	}

@@ -240,7 +240,7 @@ func (s *Service) readIndex(ctx context.Context, projectID string, q Query, fn f
 		if !st.idx.emptied.Load() {
 			break
 		}
-		st.idx.mu.RUnlock() // reload let go of the index meanwhile: the refresh loads it again
+		st.idx.mu.RUnlock() // rewrite let go of the index meanwhile: the refresh loads it again
 	}
 	defer st.idx.mu.RUnlock()
 	from, to := q.bounds()

@@ -49,7 +49,6 @@ func (p *pathViews) eachDay(fn func(day int64, c VisitorCounts)) {
 // list per core and day, merged after, was the rebuild's peak (the size of
 // every rollup again, at its end).
 func (x *index) rollUp() {
-	x.rollUpDue = false
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(x.paths)/64))
 	nDays := int(max(x.endDay-x.firstDay, 0))
 	// The cores' runs of paths: [runs[w], runs[w+1]).

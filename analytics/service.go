@@ -33,6 +33,9 @@ type Service struct {
 	// holdMax, when set, makes every load hold back this many of a day's
 	// bitmap additions at most, as only large loads do otherwise.
 	holdMax int
+	// sortAlone, when set, is how many views out of order a path has, at
+	// least, for a load to sort it alone (as it does a million).
+	sortAlone int
 	// snapshotMin is how many views an index reads from the database
 	// beyond its snapshot before it writes a new one (0: never).
 	snapshotMin int64
@@ -96,6 +99,9 @@ func (s *Service) addSite(projectID string, id int64) *site {
 	if s.holdMax > 0 {
 		idx.holdFrom, idx.holdMax = 0, s.holdMax
 	}
+	if s.sortAlone > 0 {
+		idx.sortAlone = s.sortAlone
+	}
 	if s.maxAgents > 0 {
 		idx.agents.max = s.maxAgents
 	}
@@ -126,27 +132,14 @@ func (s *Service) Preload(ctx context.Context) ([]IndexLoad, error) {
 		s.mu.Unlock()
 		load := IndexLoad{Project: project}
 		t0 := time.Now()
-		// A large load is written and read back next (behind), which
-		// replaces its arrays; a small one leaves them little spare.
-		// The days' rollups are counted once, after it is read back (or by
-		// rollUpIfDue when it is not written).
-		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, keepSpare: true, noRollUp: st.idx.snapshot != ""})
+		// A load that leaves the index snapshotMin views or more beyond
+		// its snapshot writes it and starts again from it (rewrite).
+		err := st.idx.load(ctx, s.db, loadOptions{progress: func(done, _ int64) { load.Read = done }, rewriteFrom: s.snapshotMin})
+		load.Snapshot, load.Took = st.idx.snapshotUsed(), time.Since(t0)
 		if err != nil {
 			return loads, fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
 		}
-		load.Snapshot, load.Took = st.idx.snapshotUsed(), time.Since(t0)
 		loads = append(loads, load)
-		if st.idx.behind() {
-			if err := st.idx.save(ctx, s.db); err != nil {
-				return loads, fmt.Errorf("analytics: unable to save the index of project %s: %w", project, err)
-			}
-			if err := st.idx.reload(ctx, s.db); err != nil {
-				return loads, fmt.Errorf("analytics: unable to read back the index of project %s: %w", project, err)
-			}
-		}
-		if err := st.idx.rollUpIfDue(ctx); err != nil {
-			return loads, fmt.Errorf("analytics: unable to load the index of project %s: %w", project, err)
-		}
 	}
 	return loads, nil
 }
@@ -206,7 +199,7 @@ func (s *Service) SaveIndex(ctx context.Context, projectID string, progress func
 		return SavedIndex{}, err
 	}
 	var saved SavedIndex
-	err = st.idx.load(ctx, s.db, loadOptions{keepSpare: true, progress: func(done, total int64) {
+	err = st.idx.load(ctx, s.db, loadOptions{rewriteFrom: 1, progress: func(done, total int64) {
 		saved.Read = done
 		if progress != nil {
 			progress(done, total)

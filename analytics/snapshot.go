@@ -191,11 +191,13 @@ func (x *index) snapshotUsed() error {
 
 // writeSnapshot (x.mu held for reading, the loading token held) writes the
 // index to path, atomically: a temporary file renamed over the old one.
-func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error {
+// beforeOrigins, when set, is called (x.mu held for writing) before the
+// origins are written, the file's last part, which it counts.
+func (x *index) writeSnapshot(ctx context.Context, d Storage, path string, beforeOrigins func()) error {
 	if x.lastView == 0 {
 		return nil
 	}
-	if x.originAgg == nil {
+	if x.originAgg == nil && beforeOrigins == nil {
 		// A load that failed half-way: a snapshot without them would count no agent or referrer.
 		return errors.New("analytics: the index's agents and referrers are not counted; its snapshot is not written")
 	}
@@ -219,7 +221,7 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error
 	crc := crc32.New(crcTable)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
 	w := &snapshotWriter{w: bw}
-	x.encode(w, fp, mark)
+	x.encode(w, fp, mark, beforeOrigins)
 	if w.err == nil {
 		w.err = bw.Flush()
 	}
@@ -247,8 +249,9 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string) error
 	return nil
 }
 
-// encode writes the index's body: what identifies it, then its arrays.
-func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
+// encode writes the index's body: what identifies it, then its arrays;
+// beforeOrigins as writeSnapshot's.
+func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView, beforeOrigins func()) {
 	w.bytes(fp[:])
 	w.u64(toBits(x.site), toBits(x.lastView), toBits(x.lastPath),
 		toBits(mark.At), toBits(mark.PathID), toBits(mark.VisitorID), uint64(mark.Class), uint64(max(x.nVisitors, 0)))
@@ -304,6 +307,9 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView) {
 	}
 	// The origins' days, then months: a start reads them instead of
 	// counting them (at 100M views, seconds).
+	if beforeOrigins != nil {
+		beforeOrigins()
+	}
 	for _, set := range []map[int64]map[originKey]*originTraffic{x.originAgg.days, x.originAgg.months} {
 		type entry struct {
 			day int64

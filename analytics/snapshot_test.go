@@ -401,42 +401,47 @@ func TestCatchUpKeepsTheSnapshotRecent(t *testing.T) {
 	restartsFromSnapshot(t, d, s.cls, project, "CatchUp")
 }
 
-// TestReloadThatFailsLeavesNoHalfIndex: after a load from the database the
-// index lets go of what it read and reads its snapshot back; when that
-// read fails (here: the file was damaged in between), the index holds
+// TestRewriteThatFailsLeavesNoHalfIndex: a load from the database that
+// writes the snapshot lets go of what it read as it writes, and reads the
+// snapshot back; when the writing fails (here: its directory is gone) or
+// the reading back does (the file damaged in between), the index holds
 // nothing, and the next query loads it again and answers exactly.
-func TestReloadThatFailsLeavesNoHalfIndex(t *testing.T) {
+func TestRewriteThatFailsLeavesNoHalfIndex(t *testing.T) {
 	s, d, project := newTestService(t)
 	record(t, s, project, snapTraffic(21, 6000))
-	fresh := NewService(d, s.cls)
-	fresh.snapshotMin = 1
-	st, err := fresh.site(context.Background(), project, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := st.idx
-	if err := x.refresh(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.save(context.Background(), d); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(x.snapshot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw[len(raw)-1] ^= 0xff
-	if err := os.WriteFile(x.snapshot, raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.reload(context.Background(), d); err == nil {
-		t.Fatal("a damaged snapshot was read back")
-	}
-	if !x.emptied.Load() || len(x.paths) != 0 || x.current.Load() != 0 {
-		t.Fatalf("after a failed read-back the index holds %d paths up to %d (emptied %v)", len(x.paths), x.current.Load(), x.emptied.Load())
-	}
-	checkExact(t, fresh, project, snapStart)
-	if x.emptied.Load() {
-		t.Fatal("the index is still marked empty after a query loaded it")
+	for _, fail := range []string{"write", "read back"} {
+		t.Run(fail, func(t *testing.T) {
+			fresh := NewService(d, s.cls)
+			st, err := fresh.site(context.Background(), project, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := st.idx
+			if fail == "write" {
+				x.snapshot = filepath.Join(t.TempDir(), "gone", "site.idx")
+			} else {
+				x.written = func() {
+					raw, err := os.ReadFile(x.snapshot)
+					if err != nil {
+						t.Fatal(err)
+					}
+					raw[len(raw)-1] ^= 0xff
+					if err := os.WriteFile(x.snapshot, raw, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := x.load(context.Background(), d, loadOptions{rewriteFrom: 1}); err == nil {
+				t.Fatalf("the %s did not fail", fail)
+			}
+			if !x.emptied.Load() || len(x.paths) != 0 || x.current.Load() != 0 || x.days == nil {
+				t.Fatalf("after a failed %s the index holds %d paths up to %d (emptied %v, days %v)", fail, len(x.paths), x.current.Load(), x.emptied.Load(), x.days)
+			}
+			x.written = nil
+			checkExact(t, fresh, project, snapStart)
+			if x.emptied.Load() {
+				t.Fatal("the index is still marked empty after a query loaded it")
+			}
+		})
 	}
 }
