@@ -401,6 +401,46 @@ func TestCatchUpKeepsTheSnapshotRecent(t *testing.T) {
 	restartsFromSnapshot(t, d, s.cls, project, "CatchUp")
 }
 
+// TestRewriteCutShortCountsAfter: a start from a snapshot with enough
+// views after it to write the snapshot again keeps no weeks, months or
+// origins while it merges them (it counts them after); cut short half-way,
+// the next query's refresh reads the rest, counts them and answers
+// exactly.
+func TestRewriteCutShortCountsAfter(t *testing.T) {
+	s, d, project := newTestService(t)
+	record(t, s, project, snapTraffic(22, 4000))
+	if _, err := s.SaveIndex(context.Background(), project, nil); err != nil {
+		t.Fatal(err)
+	}
+	record(t, s, project, snapTraffic(23, 4000))
+	fresh := NewService(d, s.cls)
+	fresh.snapshotMin, fresh.loadChunk = 1, 500
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	merges := 0
+	fresh.merged = func(int64) {
+		if merges++; merges == 2 {
+			cancel()
+		}
+	}
+	if _, err := fresh.Preload(ctx); err == nil {
+		t.Fatal("a load cancelled half-way did not fail")
+	}
+	st, err := fresh.site(context.Background(), project, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := st.idx
+	if x.agg != nil || x.originAgg != nil || x.current.Load() != 0 || x.lastView == 0 {
+		t.Fatalf("after the cut: weeks and months %v, origins %v, current %d, merged to %d", x.agg != nil, x.originAgg != nil, x.current.Load(), x.lastView)
+	}
+	x.merged = nil
+	checkExact(t, fresh, project, snapStart)
+	if x.agg == nil || x.originAgg == nil {
+		t.Fatal("the refresh after the cut did not count the weeks, months and origins")
+	}
+}
+
 // TestRewriteThatFailsLeavesNoHalfIndex: a load from the database that
 // writes the snapshot lets go of what it read as it writes, and reads the
 // snapshot back; when the writing fails (here: its directory is gone) or
