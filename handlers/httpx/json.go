@@ -89,7 +89,7 @@ func DecodeJSONLimit(r *http.Request, dst any, limit int64) *Error {
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF):
 		return Invalid("The request body is not valid JSON.")
 	case errors.As(err, &typ):
-		field := typ.Field
+		field := typeErrorPath(reflect.TypeOf(dst), typ.Field)
 		if field == "" {
 			return Invalid("The request body must be a JSON object.")
 		}

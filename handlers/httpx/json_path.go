@@ -87,6 +87,49 @@ func walkUnknown(dec *json.Decoder, t reflect.Type, at string) (path string, fou
 	return "", false
 }
 
+// typeErrorPath is the path of the key a json.UnmarshalTypeError's Field
+// names, through type t. Since Go 1.24 encoding/json puts in the Go name of
+// each embedded struct it went through (EventDetail.hits), a key no body
+// has; typeErrorPath leaves those out (hits), naming the key as for a
+// struct that has the embedded fields as its own.
+func typeErrorPath(t reflect.Type, field string) string {
+	if field == "" {
+		return ""
+	}
+	var keep []string
+	for _, seg := range strings.Split(field, ".") {
+		// Neither an element's index nor a map's key is in the path.
+		for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map) {
+			t = t.Elem()
+		}
+		if t != nil && t.Kind() == reflect.Struct {
+			if e, ok := embeddedStruct(t, seg); ok {
+				t = e
+				continue
+			}
+			t, _ = jsonField(t, seg)
+		} else {
+			t = nil
+		}
+		keep = append(keep, seg)
+	}
+	return strings.Join(keep, ".")
+}
+
+// embeddedStruct is the type of struct t's embedded struct field named
+// name, one whose fields encoding/json reads as t's own (no tag).
+func embeddedStruct(t reflect.Type, name string) (reflect.Type, bool) {
+	f, ok := t.FieldByName(name)
+	if !ok || !f.Anonymous || len(f.Index) != 1 || f.Tag.Get("json") != "" {
+		return nil, false
+	}
+	ft := f.Type
+	if ft.Kind() == reflect.Pointer {
+		ft = ft.Elem()
+	}
+	return ft, ft.Kind() == reflect.Struct
+}
+
 func join(at, key string) string {
 	if at == "" {
 		return key

@@ -2,6 +2,8 @@ package httpx
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -86,4 +88,63 @@ func FuzzUnknownFieldPath(f *testing.F) {
 			t.Fatalf("encoding/json refuses field %q of %q, the path finder says %q", field, body, path)
 		}
 	})
+}
+
+type typeDetail struct {
+	Hits *int64         `json:"hits"`
+	Tags map[string]int `json:"tags"`
+}
+
+type typeEvent struct {
+	Type string `json:"type"`
+	typeDetail
+}
+
+type typeBatch struct {
+	Events []typeEvent           `json:"events"`
+	ByKey  map[string]*typeEvent `json:"byKey"`
+	typeEvent
+}
+
+// The same types without embedding.
+type flatEvent struct {
+	Type string         `json:"type"`
+	Hits *int64         `json:"hits"`
+	Tags map[string]int `json:"tags"`
+}
+
+type flatBatch struct {
+	Events []flatEvent           `json:"events"`
+	ByKey  map[string]*flatEvent `json:"byKey"`
+	Type   string                `json:"type"`
+	Hits   *int64                `json:"hits"`
+	Tags   map[string]int        `json:"tags"`
+}
+
+// A value of the wrong type is named by its key's path, through embedded
+// structs as through fields of their own: encoding/json (since Go 1.24)
+// puts the embedded struct's Go name in the path, which no body has.
+func TestDecodeJSONTypeErrorThroughEmbedded(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`{"hits":"x"}`, "hits"},
+		{`{"type":1}`, "type"},
+		{`{"tags":{"a":"x"}}`, "tags"},
+		{`{"events":[{},{"hits":"x"}]}`, "events.hits"},
+		{`{"events":[{"type":"a","tags":{"a":true}}]}`, "events.tags"},
+		{`{"byKey":{"k":{"hits":[1]}}}`, "byKey.hits"},
+	} {
+		decode := func(dst any) *Error {
+			r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(tc.body))
+			r.Header.Set("Content-Type", "application/json")
+			return DecodeJSON(r, dst)
+		}
+		embedded, flat := decode(&typeBatch{}), decode(&flatBatch{})
+		if embedded == nil || len(embedded.Details) != 1 || embedded.Details[0].Field != tc.want {
+			t.Errorf("%s: %+v, want the field %q", tc.body, embedded, tc.want)
+			continue
+		}
+		if !reflect.DeepEqual(embedded, flat) {
+			t.Errorf("%s: %+v through embedded structs, %+v without", tc.body, embedded, flat)
+		}
+	}
 }
