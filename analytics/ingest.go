@@ -56,6 +56,13 @@ type RawEvent struct {
 	// keeps its host and channel, never its path or query.
 	Referrer string `json:"referrer,omitempty"`
 
+	EventDetail
+}
+
+// EventDetail is the fields a search, a search result opened and feedback
+// add to an event (CONTRACT §3), the same in the events API and in what the
+// browser tracker posts to /api/event.
+type EventDetail struct {
 	// A search's and a searchClick's term; a search's result count.
 	Query string `json:"query,omitempty"`
 	Hits  *int64 `json:"hits,omitempty"`

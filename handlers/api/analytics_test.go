@@ -168,6 +168,7 @@ func TestAnalyticsEventsBadBatchStoresNothing(t *testing.T) {
 		{"too many", eventsBody(strings.Split(strings.Repeat(ok+"\x00", 1001), "\x00")[:1001]...), "events"},
 		{"unknown field", `{"events":[{"path":"/a","when":"x"}]}`, "events[0].when"},
 		{"unknown field further on", eventsBody(ok, ok, `{"path":"/b","Path":"/c","zz":1}`), "events[2].zz"},
+		{"a search's hits not a number", eventsBody(ok, `{"type":"search","timestamp":"2026-02-01T10:00:00Z","query":"q","hits":"3"}`), "events.hits"},
 	}
 	for _, tc := range cases {
 		code, out := s.api(t, "POST", "/events", tc.body)

@@ -26,15 +26,7 @@ type trackerEvent struct {
 	Type     string `json:"type"`
 	Path     string `json:"path"`
 	Referrer string `json:"referrer"`
-	Query    string `json:"query"`
-	Hits     *int64 `json:"hits"`
-	Helpful  *bool  `json:"helpful"`
-	Comment  string `json:"comment"`
-	Contact  string `json:"contact"`
-	Source   string `json:"source"`
-	Code     string `json:"code"`
-	Filename string `json:"filename"`
-	Lang     string `json:"lang"`
+	analytics.EventDetail
 }
 
 // MaxTrackerBody caps what the tracker posts: a page view is a few hundred
@@ -131,8 +123,7 @@ func TrackerEvent(svc BrowserTracker, limits TrackerLimits) http.HandlerFunc {
 				return
 			}
 			_, err := svc.TrackBrowserEvent(r.Context(), analytics.BrowserEvent{ProjectID: ev.Project, Origin: origin, UserAgent: r.UserAgent(), IP: ip, At: now,
-				Event: analytics.RawEvent{Type: ev.Type, Path: ev.Path, Query: ev.Query, Hits: ev.Hits, Helpful: ev.Helpful, Comment: ev.Comment,
-					Contact: ev.Contact, Source: ev.Source, Code: ev.Code, Filename: ev.Filename, Lang: ev.Lang}})
+				Event: analytics.RawEvent{Type: ev.Type, Path: ev.Path, EventDetail: ev.EventDetail}})
 			if err != nil {
 				httpx.WriteDomainError(w, r, err)
 				return
