@@ -78,10 +78,13 @@ func (o *otherViews) both(gap []uint32, lo, hi, otherLo int) int {
 // sealScratch is what seal works in: last, a slot per dense visitor per
 // class, all zero, and left so; and the other-class lists as they grow,
 // each path's copied out at its length (grown by appending in each path,
-// at 100M views they left 200 MB of garbage at a rebuild's peak).
+// at 100M views they left 200 MB of garbage at a rebuild's peak). With
+// dropPeople, the people's gaps are made in people and not kept.
 type sealScratch struct {
-	last  [2][]uint32
-	other [2]otherViews
+	last       [2][]uint32
+	other      [2]otherViews
+	dropPeople bool
+	people     []uint32
 }
 
 // seal computes the path's gaps and other-class lists over all its views
@@ -89,7 +92,11 @@ type sealScratch struct {
 func (p *pathViews) seal(s *sealScratch) {
 	h, a := p.at[Human], p.at[AI]
 	vh, va := p.vis[Human], p.vis[AI]
-	gap := [2][]uint32{reuse(p.gap[Human], len(h)), reuse(p.gap[AI], len(a))}
+	hgap := p.gap[Human]
+	if s.dropPeople {
+		hgap = s.people
+	}
+	gap := [2][]uint32{reuse(hgap, len(h)), reuse(p.gap[AI], len(a))}
 	last, other := &s.last, &s.other
 	for c := range other {
 		other[c].pos, other[c].prev = other[c].pos[:0], other[c].prev[:0]
@@ -122,11 +129,32 @@ func (p *pathViews) seal(s *sealScratch) {
 	for _, v := range va {
 		last[AI][v] = 0
 	}
+	if s.dropPeople {
+		s.people, gap[Human] = gap[Human], nil
+	}
 	p.gap = gap
 	for c, o := range other {
 		p.other[c] = otherViews{pos: append([]uint32(nil), o.pos...), prev: append([]uint32(nil), o.prev...)}
 	}
 	p.sealed = [2]int{len(h), len(a)}
+}
+
+// gapsOf makes in out (as long as vis) the gaps of the views of one class
+// of a path, in time order, whose visitors are vis: as seal makes them.
+// last is scratch, a slot per dense visitor, all zero, and left so.
+func gapsOf(vis, last, out []uint32) []uint32 {
+	for k, v := range vis {
+		if l := last[v]; l != 0 {
+			out[k] = uint32(k) - (l - 1) // #nosec G115 -- positions in one path's views, which are 32-bit
+		} else {
+			out[k] = 0
+		}
+		last[v] = uint32(k) + 1 // #nosec G115 -- as above
+	}
+	for _, v := range vis {
+		last[v] = 0
+	}
+	return out
 }
 
 // reuse is s resliced to n when it has the room, else a new slice.
@@ -140,13 +168,15 @@ func reuse(s []uint32, n int) []uint32 {
 // sealAll (x.mu held) seals every path with unsealed views, on every core,
 // and counts the days' rollups again.
 func (x *index) sealAll() {
-	x.sealPaths(runtime.GOMAXPROCS(0))
+	x.sealPaths(runtime.GOMAXPROCS(0), false)
 	x.rollUp()
 }
 
 // sealPaths (x.mu held) seals every path with unsealed views, on as many
 // cores: each takes scratch of 8 bytes a visitor (at 100M views, 80 MB).
-func (x *index) sealPaths(cores int) {
+// With dropPeople the people's gaps are not kept (rewrite writes them as
+// it makes them again, peopleGaps): the paths are not whole after it.
+func (x *index) sealPaths(cores int, dropPeople bool) {
 	var todo []*pathViews
 	for _, p := range x.paths {
 		if !p.sealedFor(len(p.at[Human]), len(p.at[AI])) {
@@ -171,7 +201,7 @@ func (x *index) sealPaths(cores int) {
 		x.mapping.release(0)
 	}
 	onWorkers(cores, len(todo), func() *sealScratch {
-		return &sealScratch{last: [2][]uint32{make([]uint32, x.nVisitors), make([]uint32, x.nVisitors)}}
+		return &sealScratch{last: [2][]uint32{make([]uint32, x.nVisitors), make([]uint32, x.nVisitors)}, dropPeople: dropPeople}
 	}, func(s *sealScratch, k int) { todo[k].seal(s) })
 }
 

@@ -191,13 +191,12 @@ func (x *index) snapshotUsed() error {
 
 // writeSnapshot (x.mu held for reading, the loading token held) writes the
 // index to path, atomically: a temporary file renamed over the old one.
-// beforeOrigins, when set, is called (x.mu held for writing) before the
-// origins are written, the file's last part, which it counts.
-func (x *index) writeSnapshot(ctx context.Context, d Storage, path string, beforeOrigins func()) error {
+// hooks are rewrite's (none for a save).
+func (x *index) writeSnapshot(ctx context.Context, d Storage, path string, hooks writeHooks) error {
 	if x.lastView == 0 {
 		return nil
 	}
-	if x.originAgg == nil && beforeOrigins == nil {
+	if x.originAgg == nil && hooks.beforeOrigins == nil {
 		// A load that failed half-way: a snapshot without them would count no agent or referrer.
 		return errors.New("analytics: the index's agents and referrers are not counted; its snapshot is not written")
 	}
@@ -221,7 +220,7 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string, befor
 	crc := crc32.New(crcTable)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
 	w := &snapshotWriter{w: bw}
-	x.encode(w, fp, mark, beforeOrigins)
+	x.encode(w, fp, mark, hooks)
 	if w.err == nil {
 		w.err = bw.Flush()
 	}
@@ -250,8 +249,8 @@ func (x *index) writeSnapshot(ctx context.Context, d Storage, path string, befor
 }
 
 // encode writes the index's body: what identifies it, then its arrays;
-// beforeOrigins as writeSnapshot's.
-func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView, beforeOrigins func()) {
+// hooks as writeSnapshot's.
+func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView, hooks writeHooks) {
 	w.bytes(fp[:])
 	w.u64(toBits(x.site), toBits(x.lastView), toBits(x.lastPath),
 		toBits(mark.At), toBits(mark.PathID), toBits(mark.VisitorID), uint64(mark.Class), uint64(max(x.nVisitors, 0)))
@@ -270,7 +269,11 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView, befo
 	}
 	for c := range 2 {
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.vis[c] })
-		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.gap[c][:p.sealed[c]] })
+		if Class(c) == Human && hooks.peopleGaps != nil {
+			writeColumnOf(w, x.paths, func(p *pathViews) int { return p.sealed[c] }, hooks.peopleGaps)
+		} else {
+			writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.gap[c][:p.sealed[c]] })
+		}
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].pos })
 		writeColumn(w, x.paths, func(p *pathViews) []uint32 { return p.other[c].prev })
 	}
@@ -307,8 +310,8 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView, befo
 	}
 	// The origins' days, then months: a start reads them instead of
 	// counting them (at 100M views, seconds).
-	if beforeOrigins != nil {
-		beforeOrigins()
+	if hooks.beforeOrigins != nil {
+		hooks.beforeOrigins()
 	}
 	for _, set := range []map[int64]map[originKey]*originTraffic{x.originAgg.days, x.originAgg.months} {
 		type entry struct {
@@ -335,16 +338,31 @@ func (x *index) encode(w *snapshotWriter, fp [32]byte, mark model.PageView, befo
 
 // writeColumn writes one column of every path: the offsets, then the values.
 func writeColumn[T any](w *snapshotWriter, paths []*pathViews, col func(*pathViews) []T) {
+	writeColumnOf(w, paths, func(p *pathViews) int { return len(col(p)) }, col)
+}
+
+// writeColumnOf is writeColumn with each path's length apart: values(p)
+// is made as it is written, length(p) long.
+func writeColumnOf[T any](w *snapshotWriter, paths []*pathViews, length func(*pathViews) int, values func(*pathViews) []T) {
 	offsets := make([]uint64, 1, len(paths)+1)
 	for _, p := range paths {
-		offsets = append(offsets, offsets[len(offsets)-1]+uint64(len(col(p))))
+		offsets = append(offsets, offsets[len(offsets)-1]+uint64(length(p))) // #nosec G115 -- a length, never negative
 	}
 	writeArray(w, offsets)
 	w.u64(offsets[len(offsets)-1])
 	for _, p := range paths {
-		w.raw(asBytes(col(p)))
+		w.raw(asBytes(values(p)))
 	}
 	w.pad()
+}
+
+// writeHooks are what rewrite asks of a snapshot's writing: peopleGaps,
+// when set, makes a path's people's gaps, which its seal did not keep;
+// beforeOrigins, when set, is called (x.mu held for writing) before the
+// origins are written, the file's last part, which it counts.
+type writeHooks struct {
+	peopleGaps    func(p *pathViews) []uint32
+	beforeOrigins func()
 }
 
 // readSnapshot loads the site's snapshot into x (empty, the loading token

@@ -392,7 +392,7 @@ func TestHostileSnapshotIsRefusedAndRebuilt(t *testing.T) {
 					len(x.agents.entries), len(x.referrers.entries), len(x.visitorIDs.keys))
 			}
 			tc.change(x)
-			if err := x.writeSnapshot(ctx, d, path, nil); err != nil {
+			if err := x.writeSnapshot(ctx, d, path, writeHooks{}); err != nil {
 				t.Fatal(err)
 			}
 			fresh, read, why := loadFresh(t, d, s.cls, project)
