@@ -34,24 +34,7 @@ func TestJobAtItsTokenCapEndsAsADraftPullRequest(t *testing.T) {
 	var created jobJSON
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Document API keys."}`, &created)
 	done := s.pollJob(created.ID)
-	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != "https://github.com/acme/docs/pull/1" || done.Error != nil {
-		t.Fatalf("job ended %+v, want completed with pull request #1", done)
-	}
-	why := "the job used 360 tokens over all its turns, over its cap of 300."
-	if done.Summary == nil || !strings.HasPrefix(*done.Summary, "Folio stopped the agent before it finished: "+why) {
-		t.Fatalf("summary = %v, want it to say the agent stopped", done.Summary)
-	}
-	last := done.Problems[len(done.Problems)-1]
-	if last["severity"] != "error" || last["message"] != "The agent stopped before it finished: "+why {
-		t.Fatalf("problems = %v, want the stop last", done.Problems)
-	}
-	pulls := gh.Pulls()
-	if len(pulls) != 1 || !pulls[0].Draft || !strings.Contains(pulls[0].Body, "## Stopped before finishing") {
-		t.Fatalf("pull requests = %+v, want one draft saying it stopped", pulls)
-	}
-	if got := git(t, gh.Bare, "show", "folio/"+created.ID+":keys.mdx"); !strings.Contains(got, "How keys work.") {
-		t.Fatalf("the branch holds keys.mdx:\n%s", got)
-	}
+	stoppedAsDraft(t, gh, done, "the job used 360 tokens over all its turns, over its cap of 300.")
 
 	// Usage: three calls, split and priced (300 input at $2 a million, 60
 	// output at $10: $0.0012).
@@ -127,15 +110,23 @@ func TestJobAtItsTimeLimitEndsAsADraftPullRequest(t *testing.T) {
 	asked := time.Now()
 	s.expect(201, "POST", "/v2/agent/{p}/job", `{"prompt":"Document API keys."}`, &created)
 	done := s.pollJob(created.ID)
-	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != "https://github.com/acme/docs/pull/1" || done.Error != nil {
-		t.Fatalf("job ended %+v (error %+v), want completed with pull request #1", done, done.Error)
-	}
 	if took := time.Since(asked); took < 4*time.Second || m.Calls() != 2 {
 		t.Fatalf("the job ended after %s and %d model calls; want the second call cut at the 4s limit", took, m.Calls())
 	}
-	why := "the run reached its time limit of 4s."
+	stoppedAsDraft(t, gh, done, "the run reached its time limit of 4s.")
+}
+
+// stoppedAsDraft checks a job that a limit stopped after it wrote
+// keys.mdx: completed with pull request #1 and no error, its summary and
+// its last problem saying why it stopped, and the page pushed and opened
+// as one draft pull request that says so.
+func stoppedAsDraft(t *testing.T, gh *testenv.FakeGitHub, done jobJSON, why string) {
+	t.Helper()
+	if done.Status != "completed" || done.PRLink == nil || *done.PRLink != "https://github.com/acme/docs/pull/1" || done.Error != nil {
+		t.Fatalf("job ended %+v (error %+v), want completed with pull request #1", done, done.Error)
+	}
 	if done.Summary == nil || !strings.HasPrefix(*done.Summary, "Folio stopped the agent before it finished: "+why) {
-		t.Fatalf("summary = %v, want it to say the agent stopped at the time limit", done.Summary)
+		t.Fatalf("summary = %v, want it to say the agent stopped: %s", done.Summary, why)
 	}
 	last := done.Problems[len(done.Problems)-1]
 	if last["severity"] != "error" || last["message"] != "The agent stopped before it finished: "+why {
@@ -143,9 +134,9 @@ func TestJobAtItsTimeLimitEndsAsADraftPullRequest(t *testing.T) {
 	}
 	pulls := gh.Pulls()
 	if len(pulls) != 1 || !pulls[0].Draft || !strings.Contains(pulls[0].Body, "## Stopped before finishing") || !strings.Contains(pulls[0].Body, why) {
-		t.Fatalf("pull requests = %+v, want one draft saying it stopped at the time limit", pulls)
+		t.Fatalf("pull requests = %+v, want one draft saying it stopped: %s", pulls, why)
 	}
-	if got := git(t, gh.Bare, "show", "folio/"+created.ID+":keys.mdx"); !strings.Contains(got, "How keys work.") {
+	if got := git(t, gh.Bare, "show", "folio/"+done.ID+":keys.mdx"); !strings.Contains(got, "How keys work.") {
 		t.Fatalf("the branch holds keys.mdx:\n%s", got)
 	}
 }
